@@ -1,0 +1,20 @@
+#pragma once
+// All MOEGEMV_* environment variables, read once into one struct.
+#include <string>
+#include <vector>
+
+namespace moegemv {
+
+struct Options {
+  std::string cache_dir;             ///< MOEGEMV_CACHE_DIR, else $XDG_CACHE_HOME/moegemv, else ~/.cache/moegemv
+  std::vector<std::string> bundles;  ///< MOEGEMV_BUNDLE, ':'-separated
+  bool disable_jit = false;          ///< MOEGEMV_DISABLE_JIT=1: a miss is an error
+  std::string log_level = "warn";    ///< MOEGEMV_LOG_LEVEL: trace|debug|info|warn|error|off
+
+  /// Reads the environment now (tests use this to build variants).
+  static Options from_env();
+  /// The process-wide options, read from the environment on first use.
+  static const Options& global();
+};
+
+}  // namespace moegemv

@@ -1,0 +1,34 @@
+#pragma once
+// The generator: picks template arguments for a key and emits a short instantiation with a
+// predictable extern "C" name. All kernel logic lives in templates/*.cuh.
+#include <string>
+#include <vector>
+
+#include "moegemv/key.hpp"
+
+namespace moegemv::jit {
+
+/// Archs we generate for: "sm_90" (H100/H200) and the Blackwell family "sm_100a", "sm_103a",
+/// "sm_120a". Throws ArgumentError for anything else.
+void validate_arch(const std::string& arch);
+
+/// "moegemv_gate_up_7168_2048_2048_8".
+std::string kernel_name(const Key& key);
+
+/// Warps per CTA for the key (the same table the launcher uses: templates/params.h).
+int block_warps(const Key& key);
+
+/// Dynamic shared memory bytes per CTA; validates that it fits (ArgumentError otherwise).
+int smem_bytes(const Key& key);
+
+/// Deterministic CUDA source for (key, arch); embeds the templates hash.
+std::string generate_source(const Key& key, const std::string& arch);
+
+/// NVRTC options for arch.
+std::vector<std::string> compile_options(const std::string& arch);
+
+/// The decode-probe kernel used by the exhaustive decode test.
+inline constexpr const char* kProbeKernel = "moegemv_decode_probe";
+std::string probe_source(const std::string& arch);
+
+}  // namespace moegemv::jit

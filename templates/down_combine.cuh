@@ -1,0 +1,163 @@
+// down_combine (SPEC section 5): per token and 16 output rows, the down GEMVs of the token's
+// top-k experts and of the shared expert, each rounded to bf16 after its global scale, combined
+// with the router weights in ascending j, plus the shared expert.
+//
+// A CTA is (tile of 16 rows, token); tile-major, so CTAs that share the shared expert's rows run
+// close together and hit L2. Work items are the token's valid experts then the shared expert;
+// their 64-element chunks are split evenly over the warps. All weights are requested (L2
+// prefetch plus the first register steps) before griddepcontrol.wait: they never depend on
+// gate_up, and ids/tw were written before gate_up started.
+#pragma once
+
+#include "params.h"
+#include "ptx.cuh"
+#include "tile.cuh"
+
+namespace moegemv {
+
+template <int H, int I, int SI, int K>
+struct DownItems {
+  static constexpr int kItems = K + (SI > 0 ? 1 : 0);
+  static constexpr int kKt = ceil_div(I / 16, 4);
+  static constexpr int kKts = ceil_div(SI / 16, 4);
+  int expert[K];  // valid routed items first, in ascending j; slot[] keeps their j
+  int slot[K];
+  int routed;     // number of valid routed items
+  bool bad;       // some id >= E
+
+  __device__ __forceinline__ int count() const { return routed + (SI > 0 ? 1 : 0); }
+  __device__ __forceinline__ bool is_shared(int item) const { return item >= routed; }
+  __device__ __forceinline__ int chunks(int item) const { return (is_shared(item) ? SI : I) / 64; }
+
+  __device__ __forceinline__ TileRows rows(const DownParams& p, int item, int n) const {
+    if (is_shared(item)) {
+      return TileRows{p.wsd + static_cast<long long>(n) * (SI / 2),
+                      p.wsd + static_cast<long long>(n + 8) * (SI / 2),
+                      p.ssd + nvfp4::swizzle_row_offset(n, kKts),
+                      p.ssd + nvfp4::swizzle_row_offset(n + 8, kKts)};
+    }
+    const long long e = expert[item];
+    const unsigned char* w = p.w2 + e * H * (I / 2);
+    const unsigned char* sf = p.w2_sf + e * ceil_div(H, 128) * kKt * 512;
+    return TileRows{w + static_cast<long long>(n) * (I / 2), w + static_cast<long long>(n + 8) * (I / 2),
+                    sf + nvfp4::swizzle_row_offset(n, kKt), sf + nvfp4::swizzle_row_offset(n + 8, kKt)};
+  }
+};
+
+// Warms L2 with every weight and scale byte this CTA will read (one bulk prefetch per row, and
+// per 64-element k-group the 256-byte slice of the scale atom that holds these 16 rows).
+template <int H, int I, int SI, int K>
+__device__ __forceinline__ void prefetch_tile(const DownParams& p, const DownItems<H, I, SI, K>& it,
+                                              int n0) {
+  const int n = it.count();
+  for (int job = threadIdx.x; job < n * kTileRows; job += blockDim.x) {
+    const int item = job / kTileRows, r = job % kTileRows;
+    const TileRows rows = it.rows(p, item, n0 + (r & 7));
+    const unsigned int bytes = it.chunks(item) * 32;
+    ptx::prefetch_l2(r < 8 ? rows.w_lo : rows.w_hi, bytes);
+  }
+  for (int job = threadIdx.x; job < n * (I > SI ? I : SI) / 64; job += blockDim.x) {
+    const int per = (I > SI ? I : SI) / 64;
+    const int item = job / per, q = job % per;
+    if (q >= it.chunks(item)) continue;
+    const TileRows rows = it.rows(p, item, n0);
+    // Rows n0..n0+15 (n0 % 16 == 0) of one 128-row block: 16 u32 at stride 16 bytes inside each
+    // 512-byte atom, i.e. one 16-byte-aligned 256-byte run per k-group q.
+    const unsigned long long run = reinterpret_cast<unsigned long long>(rows.sf_lo) & ~15ull;
+    ptx::prefetch_l2(reinterpret_cast<const unsigned char*>(run) + q * 512, 256);
+  }
+}
+
+template <int H, int I, int SI, int K, int W>
+__device__ __forceinline__ void down_combine(const DownParams& p) {
+  static_assert(H % 64 == 0 && I % 64 == 0 && SI % 64 == 0, "SPEC: multiples of 64");
+  extern __shared__ __align__(16) unsigned char smem[];
+  using Items = DownItems<H, I, SI, K>;
+  const int tile = blockIdx.x / p.m, tok = blockIdx.x % p.m;
+  const int n0 = tile * kTileRows;
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32, g = lane / 4, t = lane % 4;
+
+  Items it;
+  it.routed = 0;
+  it.bad = false;
+#pragma unroll
+  for (int j = 0; j < K; ++j) {
+    const int e = p.ids[tok * K + j];
+    if (e >= p.e) it.bad = true;
+    if (e >= 0 && e < p.e) {
+      it.expert[it.routed] = e;
+      it.slot[it.routed] = j;
+      ++it.routed;
+    }
+  }
+  prefetch_tile(p, it, n0);
+
+  // This warp's chunk range over the concatenated items.
+  int total = 0;
+  for (int item = 0; item < it.count(); ++item) total += it.chunks(item);
+  const int c_first = warp * total / W, c_last = (warp + 1) * total / W;
+  // Walk to the first item overlapping [c_first, c_last).
+  int item = 0, base = 0;
+  while (item < it.count() && base + it.chunks(item) <= c_first) base += it.chunks(item++);
+
+  const unsigned long long pol = ptx::evict_first_policy();
+  TileDot dot;
+  auto seg_first = [&] { return 64 * ((c_first > base ? c_first : base) - base); };
+  auto seg_last = [&] {
+    const int end = base + it.chunks(item);
+    return 64 * ((c_last < end ? c_last : end) - base);
+  };
+  const bool any = item < it.count() && base < c_last;
+  if (any) dot.start(it.rows(p, item, n0 + g), seg_first(), seg_last(), t, pol);
+
+  ptx::griddep_wait();  // act and sact are gate_up's output
+  ptx::griddep_launch_dependents();
+
+  // Stage the token's act rows (valid items only) and sact, in the SmemB permutation.
+  ptx::U32x4* bs = reinterpret_cast<ptx::U32x4*>(smem);
+  for (int r = 0; r < it.routed; ++r)
+    stage_permuted(p.act + static_cast<long long>(tok * K + it.slot[r]) * I, I, bs + r * (I / 8));
+  if (SI > 0) stage_permuted(p.sact + static_cast<long long>(tok) * SI, SI, bs + it.routed * (I / 8));
+  float* part = reinterpret_cast<float*>(smem + (K * I + SI) * 2);  // [item][warp][16]
+  for (int x = threadIdx.x; x < Items::kItems * W * kTileRows; x += blockDim.x) part[x] = 0.0f;
+  __syncthreads();
+
+  if (any) {
+    for (;;) {
+      float c[4] = {0.f, 0.f, 0.f, 0.f};
+      dot.finish(it.rows(p, item, n0 + g), t, pol, SmemB{bs + item * (I / 8)}, c);
+      if (t == 0) {
+        part[(item * W + warp) * kTileRows + g] = c[0];
+        part[(item * W + warp) * kTileRows + g + 8] = c[2];
+      }
+      base += it.chunks(item++);
+      if (item >= it.count() || base >= c_last) break;
+      dot.start(it.rows(p, item, n0 + g), seg_first(), seg_last(), t, pol);
+    }
+  }
+  __syncthreads();
+
+  if (threadIdx.x < kTileRows) {
+    const int r = threadIdx.x;
+    float acc = 0.0f;
+    for (int x = 0; x < it.routed; ++x) {
+      float sum = 0.0f;
+      for (int w = 0; w < W; ++w) sum = ptx::add_rn(sum, part[(x * W + w) * kTileRows + r]);
+      const float y = ptx::bf16_to_f32(ptx::f32_to_bf16(
+          ptx::mul_rn(ptx::mul_rn(sum, nvfp4::kAccUnscale), p.alpha2[it.expert[x]])));
+      acc = ptx::fma_rn(y, p.tw[tok * K + it.slot[x]], acc);
+    }
+    float ys = 0.0f;
+    if (SI > 0) {
+      float sum = 0.0f;
+      for (int w = 0; w < W; ++w) sum = ptx::add_rn(sum, part[(it.routed * W + w) * kTileRows + r]);
+      ys = ptx::bf16_to_f32(
+          ptx::f32_to_bf16(ptx::mul_rn(ptx::mul_rn(sum, nvfp4::kAccUnscale), *p.gssd)));
+    }
+    const unsigned short o =
+        ptx::f32_to_bf16(ptx::add_rn(ptx::bf16_to_f32(ptx::f32_to_bf16(acc)), ys));
+    p.out[static_cast<long long>(tok) * H + n0 + r] = it.bad ? 0x7FC0 : o;
+  }
+}
+
+}  // namespace moegemv

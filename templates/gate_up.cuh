@@ -1,0 +1,161 @@
+// gate_up (SPEC section 4): per (token, expert) pair, act = silu(g) * u on fp32 gate/up with
+// FlashInfer's approximate sigmoid; per token, the shared expert's exact vLLM silu_and_mul.
+// One launch: CTAs [0, M*K*I/8) are routed tiles (one pair, 8 features), the rest shared tiles
+// (8 features, up to 8 tokens as mma columns). The warps of a CTA split H.
+#pragma once
+
+#include "params.h"
+#include "ptx.cuh"
+#include "tile.cuh"
+
+namespace moegemv {
+
+// smem: x row in the SmemB permutation (routed CTAs), then per-warp partial sums [16 rows][8 cols].
+__device__ __forceinline__ float* gate_up_partials(unsigned char* smem, int h) {
+  return reinterpret_cast<float*>(smem + h * 2);
+}
+
+// The warp's share of [0, h) in 64-element chunks.
+__device__ __forceinline__ void warp_range(int h, int warp, int warps, int& first, int& last) {
+  const int chunks = h / 64;
+  first = 64 * (warp * chunks / warps);
+  last = 64 * ((warp + 1) * chunks / warps);
+}
+
+// Lanes with t == 0 hold column 0, the rest hold columns 2t, 2t+1 (used by shared tiles).
+__device__ __forceinline__ void store_partials(float* part, int warp, int g, int t,
+                                               const float (&c)[4]) {
+  float* p = part + warp * kTileRows * kMaxCols;
+  p[g * kMaxCols + 2 * t] = c[0];
+  p[g * kMaxCols + 2 * t + 1] = c[1];
+  p[(g + 8) * kMaxCols + 2 * t] = c[2];
+  p[(g + 8) * kMaxCols + 2 * t + 1] = c[3];
+}
+
+__device__ __forceinline__ float sum_partials(const float* part, int warps, int row, int col) {
+  float acc = 0.0f;
+  for (int w = 0; w < warps; ++w) acc = ptx::add_rn(acc, part[(w * kTileRows + row) * kMaxCols + col]);
+  return ptx::mul_rn(acc, nvfp4::kAccUnscale);
+}
+
+// act = bf16(u * (g * rcp(1 + ex2(g * -log2(e))))), SPEC section 4, routed.
+__device__ __forceinline__ unsigned short silu_mul_approx(float acc_u, float acc_g, float alpha) {
+  const float u = ptx::mul_rn(acc_u, alpha);
+  const float g = ptx::mul_rn(acc_g, alpha);
+  const float a = ptx::ex2_approx_ftz(ptx::mul_rn(g, __uint_as_float(0xBFB8AA3Bu)));
+  const float r = ptx::rcp_approx_ftz(ptx::add_rn(a, 1.0f));
+  return ptx::f32_to_bf16(ptx::mul_rn(u, ptx::mul_rn(g, r)));
+}
+
+// vLLM silu_and_mul on bf16-rounded gate/up, exact SiLU (full-accuracy expf, div.rn).
+__device__ __forceinline__ unsigned short silu_mul_exact(float acc_u, float acc_g, float gs) {
+  const float gb = ptx::bf16_to_f32(ptx::f32_to_bf16(ptx::mul_rn(acc_g, gs)));
+  const float ub = ptx::bf16_to_f32(ptx::f32_to_bf16(ptx::mul_rn(acc_u, gs)));
+  const float s = ptx::bf16_to_f32(ptx::f32_to_bf16(ptx::div_rn(gb, ptx::add_rn(1.0f, expf(-gb)))));
+  return ptx::f32_to_bf16(ptx::mul_rn(s, ub));
+}
+
+template <int H, int I, int SI, int K, int W>
+__device__ __forceinline__ void gate_up_routed(const GateUpParams& p, int cta,
+                                               unsigned char* smem) {
+  constexpr int kTiles = I / kTileFeatures;
+  constexpr int kKt = ceil_div(H / 16, 4);  // swizzle atoms along K
+  const int pair = cta / kTiles, tile = cta % kTiles;
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32, g = lane / 4, t = lane % 4;
+
+  ptx::griddep_wait();  // ids and x come from earlier kernels
+  ptx::griddep_launch_dependents();
+  const int e = p.ids[pair];
+  if (e < 0 || e >= p.e) {
+    // Skipped pair (expert-parallel rank marks non-local experts -1): zeros. An id >= E is a
+    // caller bug the launch cannot report synchronously: write NaN so it cannot pass unnoticed.
+    if (threadIdx.x < kTileFeatures)
+      p.act[static_cast<long long>(pair) * I + tile * kTileFeatures + threadIdx.x] =
+          e < 0 ? 0 : 0x7FC0;
+    return;
+  }
+  const int i = tile * kTileFeatures + g;
+  const int up_row = 128 * (i / 64) + i % 64;  // FlashInfer [up; gate] 64-row interleave
+  const int gate_row = up_row + 64;
+  const unsigned char* w = p.w1 + static_cast<long long>(e) * (2 * I) * (H / 2);
+  const unsigned char* sf = p.w1_sf + static_cast<long long>(e) * (2 * I / 128) * kKt * 512;
+  const TileRows rows{w + static_cast<long long>(up_row) * (H / 2),
+                      w + static_cast<long long>(gate_row) * (H / 2),
+                      sf + nvfp4::swizzle_row_offset(up_row, kKt),
+                      sf + nvfp4::swizzle_row_offset(gate_row, kKt)};
+  const unsigned long long pol = ptx::evict_first_policy();
+  int first, last;
+  warp_range(H, warp, W, first, last);
+  TileDot dot;
+  dot.start(rows, first, last, t, pol);
+
+  ptx::U32x4* xs = reinterpret_cast<ptx::U32x4*>(smem);
+  stage_permuted(p.x + static_cast<long long>(pair / K) * H, H, xs);
+  __syncthreads();
+  float c[4] = {0.f, 0.f, 0.f, 0.f};
+  dot.finish(rows, t, pol, SmemB{xs}, c);
+
+  float* part = gate_up_partials(smem, H);
+  store_partials(part, warp, g, t, c);
+  __syncthreads();
+  if (threadIdx.x < kTileFeatures) {
+    const int f = threadIdx.x;
+    p.act[static_cast<long long>(pair) * I + tile * kTileFeatures + f] =
+        silu_mul_approx(sum_partials(part, W, f, 0), sum_partials(part, W, f + 8, 0), p.alpha[e]);
+  }
+}
+
+template <int H, int I, int SI, int K, int W>
+__device__ __forceinline__ void gate_up_shared(const GateUpParams& p, int sidx,
+                                               unsigned char* smem) {
+  constexpr int kTiles = SI / kTileFeatures;
+  constexpr int kKt = ceil_div(H / 16, 4);
+  const int chunks = ceil_div(p.m, kMaxCols);
+  const int tile = sidx / chunks, chunk = sidx % chunks;  // tile-major: chunks share weights in L2
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32, g = lane / 4, t = lane % 4;
+  const int i = tile * kTileFeatures + g;
+  const int up_row = SI + i, gate_row = i;  // ModelOpt [gate; up]
+  const TileRows rows{p.wsh + static_cast<long long>(up_row) * (H / 2),
+                      p.wsh + static_cast<long long>(gate_row) * (H / 2),
+                      p.ssh + nvfp4::swizzle_row_offset(up_row, kKt),
+                      p.ssh + nvfp4::swizzle_row_offset(gate_row, kKt)};
+  const unsigned long long pol = ptx::evict_first_policy();
+  int first, last;
+  warp_range(H, warp, W, first, last);
+  TileDot dot;
+  dot.start(rows, first, last, t, pol);  // shared weights do not depend on earlier kernels
+
+  ptx::griddep_wait();
+  ptx::griddep_launch_dependents();
+  const int token = chunk * kMaxCols + g;  // this lane supplies mma column g
+  const GlobalB b{token < p.m ? p.x + static_cast<long long>(token) * H : nullptr};
+  float c[4] = {0.f, 0.f, 0.f, 0.f};
+  dot.finish(rows, t, pol, b, c);
+
+  float* part = gate_up_partials(smem, H);
+  store_partials(part, warp, g, t, c);
+  __syncthreads();
+  if (threadIdx.x < kTileFeatures * kMaxCols) {
+    const int f = threadIdx.x / kMaxCols, n = threadIdx.x % kMaxCols;
+    const int tok = chunk * kMaxCols + n;
+    if (tok < p.m) {
+      p.sact[static_cast<long long>(tok) * SI + tile * kTileFeatures + f] = silu_mul_exact(
+          sum_partials(part, W, f, n), sum_partials(part, W, f + 8, n), *p.gssh);
+    }
+  }
+  (void)kTiles;
+}
+
+template <int H, int I, int SI, int K, int W>
+__device__ __forceinline__ void gate_up(const GateUpParams& p) {
+  static_assert(H % 64 == 0 && I % 64 == 0 && SI % 64 == 0, "SPEC: multiples of 64");
+  extern __shared__ __align__(16) unsigned char smem[];
+  const int routed = gate_up_routed_ctas(p.m, K, I);
+  if (static_cast<int>(blockIdx.x) < routed) {
+    gate_up_routed<H, I, SI, K, W>(p, blockIdx.x, smem);
+  } else if constexpr (SI > 0) {
+    gate_up_shared<H, I, SI, K, W>(p, blockIdx.x - routed, smem);
+  }
+}
+
+}  // namespace moegemv

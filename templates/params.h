@@ -1,0 +1,77 @@
+// Kernel parameter structs and launch shapes, shared verbatim by the host (g++) and the device
+// (NVRTC), so the launch and the kernel cannot disagree. Plain C++: no toolkit headers.
+#pragma once
+
+#if defined(__CUDACC__) || defined(__CUDACC_RTC__)
+#define MOEGEMV_HD __host__ __device__
+#else
+#define MOEGEMV_HD
+#endif
+
+namespace moegemv {
+
+// One CTA tile is 16 weight rows: the M of mma.m16n8k16. In gate_up those are 8 up rows
+// (tile rows 0..7) and the 8 gate rows of the same features (tile rows 8..15), so each lane
+// holds the up and gate sums of one feature side by side for the epilogue.
+constexpr int kTileRows = 16;
+constexpr int kTileFeatures = 8;
+// Shared-expert gate_up tiles put up to this many tokens in the mma's N columns.
+constexpr int kMaxCols = 8;
+
+struct GateUpParams {
+  const unsigned short* x;    // bf16 [M, H]
+  const int* ids;             // [M, K]
+  const unsigned char* w1;    // [E, 2I, H/2], [up; gate] interleaved in 64-row groups
+  const unsigned char* w1_sf; // e4m3, 128x4-swizzled per expert
+  const float* alpha;         // [E]
+  unsigned short* act;        // bf16 [M*K, I]
+  const unsigned char* wsh;   // [2SI, H/2], rows [gate; up]
+  const unsigned char* ssh;   // e4m3, 128x4-swizzled
+  const float* gssh;          // scalar
+  unsigned short* sact;       // bf16 [M, SI]
+  int m;                      // tokens
+  int e;                      // routed experts (bounds only)
+};
+
+struct DownParams {
+  const unsigned short* act;  // bf16 [M*K, I]
+  const int* ids;             // [M, K]
+  const float* tw;            // [M, K]
+  const unsigned char* w2;    // [E, H, I/2]
+  const unsigned char* w2_sf; // e4m3, 128x4-swizzled per expert over [H, I/16]
+  const float* alpha2;        // [E]
+  const unsigned short* sact; // bf16 [M, SI]
+  const unsigned char* wsd;   // [H, SI/2]
+  const unsigned char* ssd;   // e4m3, 128x4-swizzled over [H, SI/16]
+  const float* gssd;          // scalar
+  unsigned short* out;        // bf16 [M, H]
+  int m;
+  int e;
+};
+
+// Launch shapes: a function of the key only, used by the generator (template arguments,
+// __launch_bounds__) and by the launcher (block size, grid size, dynamic shared memory).
+MOEGEMV_HD constexpr int gate_up_warps(int h) { return h >= 4096 ? 4 : (h >= 1024 ? 4 : 2); }
+MOEGEMV_HD constexpr int down_warps(int h, int i, int si, int k) { return 8; }
+
+MOEGEMV_HD constexpr int ceil_div(int a, int b) { return (a + b - 1) / b; }
+
+// gate_up grid: routed tiles (M*K pairs x I/8 tiles) then shared tiles (SI/8 tiles x token
+// chunks of kMaxCols), one CTA each.
+MOEGEMV_HD constexpr int gate_up_routed_ctas(int m, int k, int i) { return m * k * (i / kTileFeatures); }
+MOEGEMV_HD constexpr int gate_up_shared_ctas(int m, int si) {
+  return si == 0 ? 0 : (si / kTileFeatures) * ceil_div(m, kMaxCols);
+}
+MOEGEMV_HD constexpr int gate_up_smem_bytes(int h, int warps) {
+  return h * 2 + warps * kTileRows * kMaxCols * 4;
+}
+
+// down_combine grid: one CTA per (16 output rows, token).
+MOEGEMV_HD constexpr int down_ctas(int m, int h) { return m * (h / kTileRows); }
+MOEGEMV_HD constexpr int down_smem_bytes(int i, int si, int k, int warps) {
+  return (k * i + si) * 2 + (k + 1) * warps * kTileRows * 4;
+}
+// Largest dynamic shared memory a CTA may use on sm_90 (227 KiB).
+constexpr int kMaxSmemBytes = 227 * 1024;
+
+}  // namespace moegemv

@@ -1,0 +1,163 @@
+// Inline-PTX helpers. Everything arch-specific is written here as PTX so that generated code
+// needs no toolkit headers (fast NVRTC, hermetic cache key) and no compiler flag can change the
+// arithmetic the SPEC pins down (mul.rn, ex2.approx.ftz, rcp.approx.ftz).
+#pragma once
+
+namespace moegemv::ptx {
+
+struct U32x4 {
+  unsigned int x, y, z, w;
+};
+
+// Weights are read exactly once per step: bypass L1 and mark the lines evict-first in L2 so that
+// they do not push out the activations and scales that are reused.
+__device__ __forceinline__ unsigned long long evict_first_policy() {
+  unsigned long long policy;
+  asm volatile("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;" : "=l"(policy));
+  return policy;
+}
+
+__device__ __forceinline__ U32x4 ld_stream_v4(const void* ptr, unsigned long long policy) {
+  U32x4 v;
+  asm volatile(
+      "ld.global.nc.L1::no_allocate.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], %5;"
+      : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
+      : "l"(ptr), "l"(policy));
+  return v;
+}
+
+__device__ __forceinline__ void ld_stream_v2(const void* ptr, unsigned long long policy,
+                                             unsigned int& a, unsigned int& b) {
+  asm volatile("ld.global.nc.L1::no_allocate.L2::cache_hint.v2.u32 {%0, %1}, [%2], %3;"
+               : "=r"(a), "=r"(b)
+               : "l"(ptr), "l"(policy));
+}
+
+__device__ __forceinline__ unsigned short ld_nc_u16(const void* ptr) {
+  unsigned short v;
+  asm volatile("ld.global.nc.u16 %0, [%1];" : "=h"(v) : "l"(ptr));
+  return v;
+}
+
+__device__ __forceinline__ unsigned int ld_nc_u8(const void* ptr) {
+  unsigned int v;
+  asm volatile("ld.global.nc.u8 %0, [%1];" : "=r"(v) : "l"(ptr));
+  return v;
+}
+
+// Plain (coherent) loads for data written by the previous kernel in the stream: after
+// griddepcontrol.wait the non-coherent path is also fine, but these are cheap and unambiguous.
+__device__ __forceinline__ U32x4 ld_v4(const void* ptr) {
+  U32x4 v;
+  asm volatile("ld.global.v4.u32 {%0, %1, %2, %3}, [%4];"
+               : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
+               : "l"(ptr)
+               : "memory");
+  return v;
+}
+
+// Warms L2 with a contiguous range (multiple of 16 bytes, 16-byte aligned) without using
+// registers: how down_combine fetches its weights before it may read gate_up's output.
+__device__ __forceinline__ void prefetch_l2(const void* ptr, unsigned int bytes) {
+  asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;" ::"l"(ptr), "r"(bytes) : "memory");
+}
+
+// Programmatic dependent launch (sm_90). wait: blocks until the previous grid in the stream has
+// completed and its memory is visible. launch_dependents: lets the next grid start its prologue.
+__device__ __forceinline__ void griddep_wait() {
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+}
+__device__ __forceinline__ void griddep_launch_dependents() {
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+}
+
+// D = A * B + D, bf16 inputs, fp32 accumulate. Fragment layout per PTX ISA (m16n8k16, row.col).
+__device__ __forceinline__ void mma_bf16(float (&d)[4], unsigned int a0, unsigned int a1,
+                                         unsigned int a2, unsigned int a3, unsigned int b0,
+                                         unsigned int b1) {
+  asm volatile(
+      "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, "
+      "{%8, %9}, {%0, %1, %2, %3};"
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+      : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "r"(b0), "r"(b1));
+}
+
+__device__ __forceinline__ unsigned int mul_bf16x2(unsigned int a, unsigned int b) {
+  unsigned int d;
+  asm("mul.rn.bf16x2 %0, %1, %2;" : "=r"(d) : "r"(a), "r"(b));
+  return d;
+}
+
+__device__ __forceinline__ unsigned int prmt(unsigned int a, unsigned int b, unsigned int sel) {
+  unsigned int d;
+  asm("prmt.b32 %0, %1, %2, %3;" : "=r"(d) : "r"(a), "r"(b), "r"(sel));
+  return d;
+}
+
+// Two e4m3 bytes (low byte -> low half) to f16x2. Exact: every e4m3 value is a normal f16.
+__device__ __forceinline__ unsigned int e4m3x2_to_f16x2(unsigned short two) {
+  unsigned int d;
+  asm("cvt.rn.f16x2.e4m3x2 %0, %1;" : "=r"(d) : "h"(two));
+  return d;
+}
+
+__device__ __forceinline__ float f16_lo_to_f32(unsigned int h2) {
+  float f;
+  asm("{ .reg .b16 lo, hi; mov.b32 {lo, hi}, %1; cvt.f32.f16 %0, lo; }" : "=f"(f) : "r"(h2));
+  return f;
+}
+__device__ __forceinline__ float f16_hi_to_f32(unsigned int h2) {
+  float f;
+  asm("{ .reg .b16 lo, hi; mov.b32 {lo, hi}, %1; cvt.f32.f16 %0, hi; }" : "=f"(f) : "r"(h2));
+  return f;
+}
+
+// {hi, lo} -> bf16x2, round to nearest even.
+__device__ __forceinline__ unsigned int f32x2_to_bf16x2(float hi, float lo) {
+  unsigned int d;
+  asm("cvt.rn.bf16x2.f32 %0, %1, %2;" : "=r"(d) : "f"(hi), "f"(lo));
+  return d;
+}
+
+__device__ __forceinline__ unsigned short f32_to_bf16(float v) {
+  unsigned short d;
+  asm("cvt.rn.bf16.f32 %0, %1;" : "=h"(d) : "f"(v));
+  return d;
+}
+
+__device__ __forceinline__ float bf16_to_f32(unsigned short v) {
+  return __uint_as_float(static_cast<unsigned int>(v) << 16);
+}
+
+__device__ __forceinline__ float mul_rn(float a, float b) {
+  float d;
+  asm("mul.rn.f32 %0, %1, %2;" : "=f"(d) : "f"(a), "f"(b));
+  return d;
+}
+__device__ __forceinline__ float add_rn(float a, float b) {
+  float d;
+  asm("add.rn.f32 %0, %1, %2;" : "=f"(d) : "f"(a), "f"(b));
+  return d;
+}
+__device__ __forceinline__ float fma_rn(float a, float b, float c) {
+  float d;
+  asm("fma.rn.f32 %0, %1, %2, %3;" : "=f"(d) : "f"(a), "f"(b), "f"(c));
+  return d;
+}
+__device__ __forceinline__ float ex2_approx_ftz(float v) {
+  float d;
+  asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(d) : "f"(v));
+  return d;
+}
+__device__ __forceinline__ float rcp_approx_ftz(float v) {
+  float d;
+  asm("rcp.approx.ftz.f32 %0, %1;" : "=f"(d) : "f"(v));
+  return d;
+}
+__device__ __forceinline__ float div_rn(float a, float b) {
+  float d;
+  asm("div.rn.f32 %0, %1, %2;" : "=f"(d) : "f"(a), "f"(b));
+  return d;
+}
+
+}  // namespace moegemv::ptx

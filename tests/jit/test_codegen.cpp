@@ -1,0 +1,43 @@
+#include <catch2/catch.hpp>
+
+#include "jit/codegen.hpp"
+#include "jit/render.hpp"
+#include "jit/templates.hpp"
+#include "moegemv/errors.hpp"
+#include "shapes.hpp"
+
+using namespace moegemv;
+
+TEST_CASE("renderer fails on unknown or unused names", "[codegen]") {
+  CHECK(jit::render("a {{x}} b", {{"x", "1"}}) == "a 1 b");
+  CHECK_THROWS_AS(jit::render("a {{y}} b", {{"x", "1"}}), ArgumentError);
+  CHECK_THROWS_AS(jit::render("a b", {{"x", "1"}}), ArgumentError);
+  CHECK_THROWS_AS(jit::render("a {{x b", {{"x", "1"}}), ArgumentError);
+}
+
+TEST_CASE("generated source is deterministic and names the kernel", "[codegen]") {
+  for (const auto& key : issue_keys()) {
+    auto a = jit::generate_source(key, "sm_90");
+    auto b = jit::generate_source(key, "sm_90");
+    CHECK(a == b);
+    CHECK(a.find(jit::kernel_name(key)) != std::string::npos);
+    CHECK(a.find(jit::templates_hash()) != std::string::npos);
+    CHECK(a != jit::generate_source(key, "sm_100a"));
+  }
+  CHECK(jit::kernel_name(Key{Kind::kDownCombine, 7168, 2048, 2048, 8}) ==
+        "moegemv_down_combine_7168_2048_2048_8");
+}
+
+TEST_CASE("templates are embedded and hashed", "[codegen]") {
+  const auto& files = jit::embedded_templates();
+  REQUIRE(files.size() >= 5);
+  CHECK(jit::templates_hash().size() == 16);
+}
+
+TEST_CASE("codegen rejects bad arch and oversize keys", "[codegen]") {
+  CHECK_THROWS_AS(jit::generate_source(Key{Kind::kGateUp, 7168, 2048, 2048, 8}, "sm_80"),
+                  ArgumentError);
+  // K * I activations do not fit in shared memory.
+  CHECK_THROWS_WITH(jit::generate_source(Key{Kind::kDownCombine, 7168, 8192, 0, 32}, "sm_90"),
+                    Catch::Contains("shared memory"));
+}

@@ -1,0 +1,55 @@
+#include <catch2/catch.hpp>
+
+#include <fmt/format.h>
+
+#include "jit/codegen.hpp"
+#include "jit/nvrtc.hpp"
+#include "moegemv/errors.hpp"
+#include "shapes.hpp"
+
+using namespace moegemv;
+
+namespace {
+// Registers and spills from the ptxas -v lines of the log.
+bool spills(const std::string& log) {
+  return log.find("bytes spill stores") != std::string::npos &&
+         log.find(" 0 bytes spill stores") == std::string::npos;
+}
+}  // namespace
+
+TEST_CASE("every issue shape compiles for sm_90 and sm_100a", "[nvrtc]") {
+  for (const std::string arch : {"sm_90", "sm_100a"}) {
+    for (const auto& key : issue_keys()) {
+      INFO(key.str() << " " << arch);
+      auto out = jit::compile(jit::generate_source(key, arch), key.str(), arch,
+                              jit::compile_options(arch));
+      CHECK(out.cubin.size() > 1000);
+      CHECK_FALSE(spills(out.log));
+      if (key.h == 7168 && arch == "sm_90") WARN(key.str() << ":\n" << out.log);
+    }
+  }
+}
+
+TEST_CASE("the decode probe compiles", "[nvrtc]") {
+  auto out = jit::compile(jit::probe_source("sm_90"), "probe", "sm_90", jit::compile_options("sm_90"));
+  CHECK(out.cubin.size() > 100);
+}
+
+TEST_CASE("a compile error carries key, arch, options and log", "[nvrtc]") {
+  try {
+    jit::compile("this is not cuda", "gate_up:64:64:0:1", "sm_90", jit::compile_options("sm_90"));
+    FAIL("expected CompileError");
+  } catch (const CompileError& e) {
+    CHECK(e.key == "gate_up:64:64:0:1");
+    CHECK(e.arch == "sm_90");
+    CHECK(e.options == jit::compile_options("sm_90"));
+    CHECK_THAT(e.log, Catch::Contains("error"));
+  }
+}
+
+TEST_CASE("NVRTC reports its version and archs", "[nvrtc]") {
+  CHECK_THAT(jit::nvrtc_version(), Catch::StartsWith("13."));
+  CHECK_NOTHROW(jit::check_arch_supported("sm_90"));
+  CHECK_NOTHROW(jit::check_arch_supported("sm_100a"));
+  CHECK_THROWS_AS(jit::check_arch_supported("sm_10"), ArgumentError);
+}
