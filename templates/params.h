@@ -49,6 +49,14 @@ struct DownParams {
   int e;
 };
 
+struct ProbeParams {
+  const unsigned int* words;    // [n] u32 of 8 e2m1 nibbles
+  const unsigned short* scales; // [n] two e4m3 bytes
+  int n;
+  unsigned short* out;          // [n, 8] bf16, decoded with the low scale byte
+  unsigned short* out_hi;       // [n, 8] bf16, decoded with the high scale byte
+};
+
 // Launch shapes: a function of the key only, used by the generator (template arguments,
 // __launch_bounds__) and by the launcher (block size, grid size, dynamic shared memory).
 MOEGEMV_HD constexpr int gate_up_warps(int h) { return h >= 4096 ? 4 : (h >= 1024 ? 4 : 2); }

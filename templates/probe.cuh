@@ -3,6 +3,7 @@
 #pragma once
 
 #include "nvfp4.cuh"
+#include "params.h"
 
 namespace moegemv {
 

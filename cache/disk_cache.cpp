@@ -1,0 +1,184 @@
+#include "cache/disk_cache.hpp"
+
+#include <unistd.h>
+
+#include <cctype>
+#include <cerrno>
+#include <filesystem>
+
+#include <spdlog/spdlog.h>
+
+#include "cache/entry_format.hpp"
+#include "cache/warn_once.hpp"
+#include "moegemv/errors.hpp"
+
+namespace moegemv::cache {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+bool ends_with(const std::string& text, std::string_view suffix) {
+  return text.size() >= suffix.size() &&
+         text.compare(text.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+// Shard directories are the first two hex digits of the content hash.
+bool is_shard_name(const std::string& name) {
+  return name.size() == 2 && std::isxdigit(static_cast<unsigned char>(name[0])) &&
+         std::isxdigit(static_cast<unsigned char>(name[1]));
+}
+
+}  // namespace
+
+DiskCache::DiskCache(std::string root) : root_(std::move(root)) {
+  std::string error = "no cache directory configured";
+  writable_ = !root_.empty() && make_dirs(root_, &error) && probe_writable(root_, &error);
+  if (!writable_ && first_time("unwritable-root:" + root_)) {
+    spdlog::warn(
+        "moegemv: cache directory {} is not writable ({}); kernels are compiled in memory only "
+        "and every process recompiles them. Set MOEGEMV_CACHE_DIR to a writable directory.",
+        root_, error);
+  }
+}
+
+std::string DiskCache::shard_dir(const std::string& content_hash) const {
+  return root_ + "/" + content_hash.substr(0, 2);
+}
+
+std::string DiskCache::entry_path(const std::string& content_hash) const {
+  return shard_dir(content_hash) + "/" + content_hash + ".cubin";
+}
+
+std::string DiskCache::lock_path(const std::string& content_hash) const {
+  return shard_dir(content_hash) + "/" + content_hash + ".lock";
+}
+
+DiskCache::ReadResult DiskCache::read(const EntrySpec& spec,
+                                      const std::string& content_hash) const {
+  ReadResult result;
+  if (root_.empty()) return result;
+  int err = 0;
+  auto file = read_file(entry_path(content_hash), &err);
+  if (!file) {
+    // A missing entry is the normal miss; an unreadable one is reported like a corrupt one.
+    if (err != ENOENT && err != ENOTDIR) {
+      result.status = Status::kCorrupt;
+      result.error = "cannot read: " + errno_text(err);
+    }
+    return result;
+  }
+  auto cubin = decode_entry(*file, spec, content_hash, &result.error);
+  if (!cubin) {
+    result.status = Status::kCorrupt;
+    return result;
+  }
+  result.status = Status::kHit;
+  result.bytes = std::move(*cubin);
+  return result;
+}
+
+std::optional<FileLock> DiskCache::lock(const EntrySpec& spec,
+                                        const std::string& content_hash) const {
+  std::string error;
+  bool busy = false;
+  std::string path = lock_path(content_hash);
+  if (make_dirs(shard_dir(content_hash), &error)) {
+    auto lock = FileLock::acquire(path, /*wait=*/false, &busy, &error);
+    if (lock) return lock;
+    if (busy) {
+      spdlog::info("moegemv: waiting for another process compiling {} for {} (lock {})",
+                   spec.key.str(), spec.arch, path);
+      lock = FileLock::acquire(path, /*wait=*/true, &busy, &error);
+      if (lock) return lock;
+    }
+  }
+  if (first_time("lock-failed:" + root_)) {
+    spdlog::warn("moegemv: cannot lock {} ({}); compiling without cross-process coordination", path,
+                 error);
+  }
+  return std::nullopt;
+}
+
+void DiskCache::publish(const EntrySpec& spec, const std::string& content_hash,
+                        const std::vector<std::uint8_t>& cubin) const {
+  std::string error;
+  try {
+    if (!make_dirs(shard_dir(content_hash), &error)) {
+      throw CacheError(shard_dir(content_hash), "cannot create directory: " + error);
+    }
+    write_file_atomic(entry_path(content_hash), encode_entry(spec, content_hash, cubin));
+  } catch (const CacheError& e) {
+    if (first_time("publish-failed:" + root_)) {
+      spdlog::warn("moegemv: cannot save compiled kernel {} for {} to the cache: {}",
+                   spec.key.str(), spec.arch, e.what());
+    } else {
+      spdlog::debug("moegemv: cannot save {} for {}: {}", spec.key.str(), spec.arch, e.what());
+    }
+  }
+}
+
+void DiskCache::remove(const std::string& content_hash) const {
+  if (::unlink(entry_path(content_hash).c_str()) != 0 && errno != ENOENT) {
+    spdlog::warn("moegemv: cannot remove cache entry {}: {}", entry_path(content_hash),
+                 errno_text(errno));
+  }
+}
+
+std::vector<DiskEntryInfo> DiskCache::list() const {
+  std::vector<DiskEntryInfo> entries;
+  std::error_code ec;
+  if (root_.empty()) return entries;
+  for (const auto& shard : fs::directory_iterator(root_, ec)) {
+    if (!shard.is_directory(ec) || !is_shard_name(shard.path().filename().string())) continue;
+    for (const auto& file : fs::directory_iterator(shard.path(), ec)) {
+      std::string path = file.path().string();
+      if (!ends_with(path, ".cubin")) continue;
+      int err = 0;
+      std::string error;
+      std::size_t offset = 0;
+      auto bytes = read_file(path, &err);
+      auto header = bytes ? parse_entry_header(*bytes, &offset, &error) : std::nullopt;
+      if (!header) {
+        spdlog::warn("moegemv: skipping unreadable cache entry {}: {}", path,
+                     bytes ? error : errno_text(err));
+        continue;
+      }
+      entries.push_back(
+          {path, header->key, header->arch, header->content_hash, header->cubin_size});
+    }
+  }
+  return entries;
+}
+
+std::size_t DiskCache::clear() const {
+  std::size_t removed = 0;
+  std::error_code ec;
+  if (root_.empty()) return removed;
+  for (const auto& shard : fs::directory_iterator(root_, ec)) {
+    if (!shard.is_directory(ec) || !is_shard_name(shard.path().filename().string())) continue;
+    std::vector<std::string> files;
+    for (const auto& file : fs::directory_iterator(shard.path(), ec)) {
+      files.push_back(file.path().string());
+    }
+    for (const auto& path : files) {
+      if (ends_with(path, ".cubin")) {
+        if (::unlink(path.c_str()) == 0) ++removed;
+      } else if (ends_with(path, ".lock")) {
+        // Only idle locks go; removing a held one could let two processes compile the same
+        // entry, which is harmless (publication is atomic) but wasteful.
+        bool busy = false;
+        std::string error;
+        if (auto lock = FileLock::acquire(path, /*wait=*/false, &busy, &error)) {
+          ::unlink(path.c_str());
+        }
+      } else if (path.find(".cubin.tmp.") != std::string::npos) {
+        ::unlink(path.c_str());  // left behind by a process killed mid-publish
+      }
+    }
+    fs::remove(shard.path(), ec);  // fails harmlessly while not empty
+  }
+  return removed;
+}
+
+}  // namespace moegemv::cache

@@ -1,0 +1,56 @@
+#pragma once
+// The on-disk cubin cache: one file per entry, <root>/<hash[0:2]>/<hash>.cubin, published
+// atomically; a per-entry <hash>.lock serializes compiles across processes. Readers never lock.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "cache/posix_io.hpp"
+#include "cache/store.hpp"
+
+namespace moegemv::cache {
+
+class DiskCache {
+ public:
+  enum class Status { kHit, kMissing, kCorrupt };
+  struct ReadResult {
+    Status status = Status::kMissing;
+    std::vector<std::uint8_t> bytes;
+    std::string error;  ///< why an entry is corrupt
+  };
+
+  /// Creates `root` if needed and checks that it is writable; if not, warns once per process and
+  /// root and works memory-only (reads whatever valid entries exist, never writes).
+  explicit DiskCache(std::string root);
+
+  const std::string& root() const { return root_; }
+  bool writable() const { return writable_; }
+  std::string entry_path(const std::string& content_hash) const;
+  std::string lock_path(const std::string& content_hash) const;
+
+  /// Reads and fully validates the entry for `spec`. Never throws for a bad file.
+  ReadResult read(const EntrySpec& spec, const std::string& content_hash) const;
+
+  /// Takes the entry's compile lock, logging at INFO if another process holds it and we wait.
+  /// nullopt (after a warning) when the lock cannot be taken at all: the caller compiles anyway.
+  std::optional<FileLock> lock(const EntrySpec& spec, const std::string& content_hash) const;
+
+  /// Publishes an entry atomically. Failures are warned about once per root and swallowed.
+  void publish(const EntrySpec& spec, const std::string& content_hash,
+               const std::vector<std::uint8_t>& cubin) const;
+
+  /// Removes one entry if present.
+  void remove(const std::string& content_hash) const;
+
+  std::vector<DiskEntryInfo> list() const;
+  std::size_t clear() const;
+
+ private:
+  std::string shard_dir(const std::string& content_hash) const;
+
+  std::string root_;
+  bool writable_ = false;
+};
+
+}  // namespace moegemv::cache

@@ -1,0 +1,198 @@
+#include "cache/store.hpp"
+
+#include <chrono>
+#include <mutex>
+#include <optional>
+#include <set>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <spdlog/spdlog.h>
+
+#include "cache/bundle.hpp"
+#include "cache/disk_cache.hpp"
+#include "cache/warn_once.hpp"
+#include "moegemv/errors.hpp"
+
+namespace moegemv::cache {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double ms_since(Clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+}
+
+// Why a bundle entry with the spec's key and arch still does not match it.
+std::string mismatch_reason(const Bundle& bundle, const BundleEntry& entry, const EntrySpec& spec) {
+  std::vector<std::string> reasons;
+  if (bundle.format_version() != static_cast<std::uint32_t>(kFormatVersion)) {
+    reasons.push_back(fmt::format("bundle format v{}, this build needs v{}",
+                                  bundle.format_version(), kFormatVersion));
+  }
+  if (entry.template_hash != spec.template_hash) {
+    reasons.push_back(fmt::format("template hash {}, this build has {}", entry.template_hash,
+                                  spec.template_hash));
+  }
+  if (entry.nvrtc_version != spec.nvrtc_version) {
+    reasons.push_back(
+        fmt::format("NVRTC {}, this build uses {}", entry.nvrtc_version, spec.nvrtc_version));
+  }
+  if (reasons.empty()) reasons.push_back("generated source or compile options differ");
+  return fmt::format("{}", fmt::join(reasons, "; "));
+}
+
+JitDisabledError jit_disabled(const EntrySpec& spec, bool capturing, const std::string& root) {
+  const std::string key = spec.key.str();
+  std::string reason =
+      capturing ? "the stream is being captured into a CUDA graph" : "MOEGEMV_DISABLE_JIT=1";
+  std::string fix = fmt::format(
+      "{}run `moegemv prewarm --key {} --arch {}` (cache: {}), or build a bundle with "
+      "`moegemv bundle create -o FILE --key {} --arch {}` and set MOEGEMV_BUNDLE=FILE",
+      capturing ? "run the op once before capturing, or " : "", key, spec.arch,
+      root.empty() ? "none" : root, key, spec.arch);
+  return JitDisabledError(key, spec.arch, std::move(reason), std::move(fix));
+}
+
+}  // namespace
+
+struct CubinStore::Impl {
+  explicit Impl(const Options& options_in)
+      : options(options_in),
+        disk(options_in.cache_dir.empty()
+                 ? std::string()
+                 : options_in.cache_dir + "/v" + std::to_string(kFormatVersion)) {}
+
+  std::optional<std::vector<std::uint8_t>> from_bundles(const EntrySpec& spec,
+                                                        const std::string& hash);
+  std::optional<std::vector<std::uint8_t>> from_disk(const EntrySpec& spec, const std::string& hash,
+                                                     bool* warned);
+
+  Options options;
+  DiskCache disk;
+  std::mutex mutex;  // guards the two members below
+  std::vector<std::shared_ptr<const Bundle>> bundles;
+  std::set<std::string> discarded;  // content hashes whose bundle copies must be skipped
+};
+
+std::optional<std::vector<std::uint8_t>> CubinStore::Impl::from_bundles(const EntrySpec& spec,
+                                                                        const std::string& hash) {
+  std::vector<std::shared_ptr<const Bundle>> snapshot;
+  {
+    std::lock_guard lock(mutex);
+    if (discarded.count(hash)) return std::nullopt;
+    snapshot = bundles;
+  }
+  const std::string key = spec.key.str();
+  for (const auto& bundle : snapshot) {
+    if (auto cubin = bundle->find(hash)) {
+      spdlog::debug("moegemv: {} for {} from bundle {}", key, spec.arch, bundle->path());
+      return cubin;
+    }
+  }
+  // A stale bundle is skipped, but once per bundle the user hears why it did not serve this key.
+  for (const auto& bundle : snapshot) {
+    for (const auto& entry : bundle->entries()) {
+      if (entry.key != key || entry.arch != spec.arch) continue;
+      const bool current = bundle->format_version() == static_cast<std::uint32_t>(kFormatVersion);
+      if (current && entry.content_hash == hash) break;  // it matched but is damaged: warned
+      if (first_time("bundle-mismatch:" + bundle->path())) {
+        spdlog::warn(
+            "moegemv: bundle {} has {} for {} but not for this build ({}); skipping it (further "
+            "mismatches in this bundle are not reported). Rebuild it with `moegemv bundle create`.",
+            bundle->path(), key, spec.arch, mismatch_reason(*bundle, entry, spec));
+      }
+      break;
+    }
+  }
+  return std::nullopt;
+}
+
+std::optional<std::vector<std::uint8_t>> CubinStore::Impl::from_disk(const EntrySpec& spec,
+                                                                     const std::string& hash,
+                                                                     bool* warned) {
+  auto result = disk.read(spec, hash);
+  switch (result.status) {
+    case DiskCache::Status::kHit:
+      spdlog::debug("moegemv: {} for {} from cache {}", spec.key.str(), spec.arch,
+                    disk.entry_path(hash));
+      return std::move(result.bytes);
+    case DiskCache::Status::kCorrupt:
+      if (!*warned) {
+        spdlog::warn("moegemv: cache entry {} for {} {} is invalid ({}); rebuilding it",
+                     disk.entry_path(hash), spec.key.str(), spec.arch, result.error);
+        *warned = true;
+      }
+      return std::nullopt;
+    case DiskCache::Status::kMissing:
+      return std::nullopt;
+  }
+  return std::nullopt;
+}
+
+CubinStore::CubinStore(const Options& options) : impl_(std::make_unique<Impl>(options)) {
+  for (const auto& path : options.bundles) add_bundle(path);
+}
+
+CubinStore::~CubinStore() = default;
+
+void CubinStore::add_bundle(const std::string& path) {
+  auto bundle = std::make_shared<const Bundle>(Bundle::open(path));
+  spdlog::debug("moegemv: bundle {} ({} entries)", path, bundle->entries().size());
+  std::lock_guard lock(impl_->mutex);
+  impl_->bundles.push_back(std::move(bundle));
+}
+
+Cubin CubinStore::get(const EntrySpec& spec, const CompileFn& compile, bool allow_compile) {
+  const auto start = Clock::now();
+  const std::string hash = spec.content_hash();
+  if (auto bytes = impl_->from_bundles(spec, hash)) {
+    return {std::move(*bytes), Origin::kBundle, ms_since(start)};
+  }
+  bool warned = false;
+  if (auto bytes = impl_->from_disk(spec, hash, &warned)) {
+    return {std::move(*bytes), Origin::kDisk, ms_since(start)};
+  }
+  if (!allow_compile || impl_->options.disable_jit) {
+    throw jit_disabled(spec, /*capturing=*/!allow_compile && !impl_->options.disable_jit,
+                       impl_->disk.root());
+  }
+  std::optional<FileLock> lock;
+  if (impl_->disk.writable()) {
+    lock = impl_->disk.lock(spec, hash);
+    // Whoever held the lock before us may have just published it.
+    if (auto bytes = impl_->from_disk(spec, hash, &warned)) {
+      return {std::move(*bytes), Origin::kDisk, ms_since(start)};
+    }
+  }
+  spdlog::info("moegemv: compiling {} for {} (entry {})", spec.key.str(), spec.arch, hash);
+  const auto compile_start = Clock::now();
+  std::vector<std::uint8_t> cubin = compile();
+  const double compile_ms = ms_since(compile_start);
+  spdlog::info("moegemv: compiled {} for {} in {:.0f} ms ({} bytes cubin)", spec.key.str(),
+               spec.arch, compile_ms, cubin.size());
+  if (impl_->disk.writable()) impl_->disk.publish(spec, hash, cubin);
+  return {std::move(cubin), Origin::kCompiled, compile_ms};
+}
+
+void CubinStore::discard(const EntrySpec& spec, const std::string& reason) {
+  const std::string hash = spec.content_hash();
+  spdlog::warn("moegemv: discarding cubin {} for {} ({}); it will be recompiled", spec.key.str(),
+               spec.arch, reason);
+  {
+    std::lock_guard lock(impl_->mutex);
+    impl_->discarded.insert(hash);
+  }
+  if (impl_->disk.writable()) impl_->disk.remove(hash);
+}
+
+const std::string& CubinStore::root() const { return impl_->disk.root(); }
+
+bool CubinStore::writable() const { return impl_->disk.writable(); }
+
+std::vector<DiskEntryInfo> CubinStore::list() const { return impl_->disk.list(); }
+
+std::size_t CubinStore::clear() { return impl_->disk.clear(); }
+
+}  // namespace moegemv::cache

@@ -1,0 +1,78 @@
+#pragma once
+// Where cubins come from, in order: bundles -> disk cache -> compile (the in-memory level sits in
+// the runtime registry, above this). One CubinStore per process is the normal use.
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "moegemv/key.hpp"
+#include "moegemv/options.hpp"
+
+namespace moegemv::cache {
+
+/// Bumped whenever the entry or bundle format changes (it is part of the disk path and every key).
+inline constexpr int kFormatVersion = 1;
+
+/// Everything a cubin's identity is made of. Content only: no paths, hosts or environment.
+struct EntrySpec {
+  Key key;
+  std::string arch;                  ///< "sm_90", "sm_100a", ...
+  std::string source;                ///< generated CUDA source (embeds the templates hash)
+  std::vector<std::string> options;  ///< NVRTC options
+  std::string nvrtc_version;         ///< "13.0"
+  std::string template_hash;         ///< jit::templates_hash()
+
+  /// 32 hex digits (XXH3-128) over all fields above plus kFormatVersion.
+  std::string content_hash() const;
+};
+
+enum class Origin { kBundle, kDisk, kCompiled };
+const char* origin_name(Origin origin);  // "bundle" | "cache" | "compiled"
+
+struct Cubin {
+  std::vector<std::uint8_t> bytes;
+  Origin origin = Origin::kCompiled;
+  double ms = 0;  ///< time spent getting it (compile time when compiled)
+};
+
+using CompileFn = std::function<std::vector<std::uint8_t>()>;
+
+struct DiskEntryInfo {
+  std::string path, key, arch, content_hash;
+  std::uint64_t bytes = 0;
+};
+
+class CubinStore {
+ public:
+  /// Opens (creating if needed) the cache root from options and loads options.bundles.
+  explicit CubinStore(const Options& options);
+  ~CubinStore();
+  CubinStore(const CubinStore&) = delete;
+  CubinStore& operator=(const CubinStore&) = delete;
+
+  /// Adds a bundle file to the lookup (after those already added). Throws CacheError if unreadable.
+  void add_bundle(const std::string& path);
+
+  /// Bundles, then disk, then `compile` (under a per-entry flock, published atomically). When
+  /// options.disable_jit is set, a miss throws JitDisabledError naming the key and the fix.
+  /// `allow_compile == false` has the same effect for one call (used during graph capture).
+  Cubin get(const EntrySpec& spec, const CompileFn& compile, bool allow_compile = true);
+
+  /// For a cubin that `get` returned but the driver could not load: logs a warning, removes its
+  /// disk entry and skips its bundle copies in this store, so the next `get` recompiles it.
+  void discard(const EntrySpec& spec, const std::string& reason);
+
+  /// Disk-cache housekeeping for the CLI.
+  const std::string& root() const;
+  bool writable() const;
+  std::vector<DiskEntryInfo> list() const;
+  std::size_t clear();  ///< removes every entry, returns how many
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace moegemv::cache

@@ -1,0 +1,62 @@
+/* moegemv C ABI: the two decode-MoE operations for FFI users (Python ctypes, Rust, engines in other
+ * languages). Every call returns a status; on failure moegemv_last_error() returns the message
+ * (thread-local, valid until the next call on the same thread). See moegemv.hpp for semantics. */
+#ifndef MOEGEMV_H_
+#define MOEGEMV_H_
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum {
+  MOEGEMV_OK = 0,
+  MOEGEMV_ERROR_ARGUMENT = 1,     /* a bad argument; the message names it */
+  MOEGEMV_ERROR_COMPILE = 2,      /* NVRTC rejected the generated source */
+  MOEGEMV_ERROR_CUDA = 3,         /* a driver call failed, or there is no driver */
+  MOEGEMV_ERROR_CACHE = 4,        /* disk cache or bundle unreadable */
+  MOEGEMV_ERROR_JIT_DISABLED = 5, /* a compile was needed but not allowed (strict mode, capture) */
+  MOEGEMV_ERROR_INTERNAL = 6
+} moegemv_status;
+
+typedef enum {
+  MOEGEMV_BF16 = 0,
+  MOEGEMV_F32 = 1,
+  MOEGEMV_I32 = 2,
+  MOEGEMV_U8 = 3,
+  MOEGEMV_E4M3 = 4
+} moegemv_dtype;
+
+typedef struct {
+  uint64_t ptr;      /* device pointer (CUdeviceptr) */
+  int32_t dtype;     /* moegemv_dtype */
+  int32_t rank;      /* 0..4 */
+  int64_t shape[4];  /* row-major */
+} moegemv_tensor;
+
+typedef struct {
+  moegemv_tensor x, ids, w1, w1_sf, alpha, act, wsh, ssh, gssh, sact;
+} moegemv_gate_up_args;
+
+typedef struct {
+  moegemv_tensor act, ids, tw, w2, w2_sf, alpha2, sact, wsd, ssd, gssd, out;
+} moegemv_down_combine_args;
+
+/* stream: a CUstream (NULL = legacy default stream); pdl: nonzero for programmatic dependent
+ * launch. */
+moegemv_status moegemv_gate_up(const moegemv_gate_up_args* args, void* stream, int pdl);
+moegemv_status moegemv_down_combine(const moegemv_down_combine_args* args, void* stream, int pdl);
+
+/* key: "gate_up:H:I:SI:K" or "down_combine:H:I:SI:K". Compiles and loads in the current context. */
+moegemv_status moegemv_prepare(const char* key);
+moegemv_status moegemv_add_bundle(const char* path);
+
+const char* moegemv_last_error(void);
+const char* moegemv_version(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* MOEGEMV_H_ */

@@ -1,0 +1,52 @@
+#include <spdlog/spdlog.h>
+
+#include "jit/codegen.hpp"
+#include "moegemv/moegemv.hpp"
+#include "runtime/launch.hpp"
+#include "runtime/registry.hpp"
+#include "runtime/validate.hpp"
+
+namespace moegemv {
+
+namespace {
+
+driver::LaunchConfig config(const detail::LoadedKernel& kernel, unsigned ctas, bool pdl) {
+  driver::LaunchConfig c;
+  c.grid[0] = ctas;
+  c.block[0] = static_cast<unsigned>(32 * kernel.warps);
+  c.smem_bytes = static_cast<unsigned>(kernel.smem_bytes);
+  c.pdl = pdl;
+  return c;
+}
+
+}  // namespace
+
+Key gate_up_key(const GateUpArgs& args) { return detail::validate(args).key; }
+Key down_combine_key(const DownCombineArgs& args) { return detail::validate(args).key; }
+
+void gate_up(const GateUpArgs& args, CUstream stream, const LaunchOptions& options) {
+  auto launch = detail::validate(args);
+  auto kernel = detail::kernel_for(launch.key, driver::stream_is_capturing(stream));
+  const Key& k = launch.key;
+  const int ctas =
+      gate_up_routed_ctas(launch.params.m, k.k, k.i) + gate_up_shared_ctas(launch.params.m, k.si);
+  driver::launch(kernel->function, config(*kernel, ctas, options.pdl), stream, &launch.params);
+}
+
+void down_combine(const DownCombineArgs& args, CUstream stream, const LaunchOptions& options) {
+  auto launch = detail::validate(args);
+  auto kernel = detail::kernel_for(launch.key, driver::stream_is_capturing(stream));
+  const int ctas = down_ctas(launch.params.m, launch.key.h);
+  driver::launch(kernel->function, config(*kernel, ctas, options.pdl), stream, &launch.params);
+}
+
+void prepare(const Key& key) {
+  key.validate();
+  detail::kernel_for(key, false);
+}
+
+void add_bundle(const std::string& path) { detail::store().add_bundle(path); }
+
+const char* version() { return "0.1.0"; }
+
+}  // namespace moegemv

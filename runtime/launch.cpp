@@ -1,0 +1,43 @@
+#include "runtime/launch.hpp"
+
+#include "moegemv/errors.hpp"
+#include "runtime/driver.hpp"
+
+namespace moegemv::driver {
+
+void launch(CUfunction f, const LaunchConfig& config, CUstream stream, void* param_struct) {
+  if (param_struct == nullptr) {
+    throw ArgumentError("param_struct", "a pointer to the kernel's parameter struct", "nullptr");
+  }
+  // Lives in this frame, never static: concurrent launches must not share attribute storage.
+  CUlaunchAttribute attributes[1] = {};
+  attributes[0].id = CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
+  attributes[0].value.programmaticStreamSerializationAllowed = 1;
+
+  CUlaunchConfig launch_config = {};
+  launch_config.gridDimX = config.grid[0];
+  launch_config.gridDimY = config.grid[1];
+  launch_config.gridDimZ = config.grid[2];
+  launch_config.blockDimX = config.block[0];
+  launch_config.blockDimY = config.block[1];
+  launch_config.blockDimZ = config.block[2];
+  launch_config.sharedMemBytes = config.smem_bytes;
+  launch_config.hStream = stream;
+  launch_config.attrs = attributes;
+  launch_config.numAttrs = config.pdl ? 1 : 0;
+
+  void* params[] = {param_struct};
+  MOEGEMV_CU(api().cuLaunchKernelEx(&launch_config, f, params, nullptr));
+}
+
+bool stream_is_capturing(CUstream stream) {
+  CUstreamCaptureStatus status = CU_STREAM_CAPTURE_STATUS_NONE;
+  const CUresult result = api().cuStreamIsCapturing(stream, &status);
+  // Asked about the legacy NULL stream while a blocking stream captures: work enqueued there
+  // would join (and break) that capture, so for our purposes it is capturing.
+  if (result == CUDA_ERROR_STREAM_CAPTURE_IMPLICIT) return true;
+  MOEGEMV_CU(result);
+  return status != CU_STREAM_CAPTURE_STATUS_NONE;
+}
+
+}  // namespace moegemv::driver

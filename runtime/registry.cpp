@@ -1,0 +1,126 @@
+#include "runtime/registry.hpp"
+
+#include <spdlog/spdlog.h>
+
+#include <future>
+#include <map>
+#include <mutex>
+#include <optional>
+
+#include "jit/codegen.hpp"
+#include "jit/nvrtc.hpp"
+#include "jit/templates.hpp"
+#include "moegemv/errors.hpp"
+#include "moegemv/options.hpp"
+#include "runtime/device.hpp"
+#include "runtime/driver.hpp"
+
+namespace moegemv::detail {
+
+namespace {
+
+using KernelPtr = std::shared_ptr<const LoadedKernel>;
+
+struct Registry {
+  std::mutex mutex;
+  std::map<std::pair<Key, CUcontext>, std::shared_future<KernelPtr>> entries;
+};
+
+Registry& registry() {
+  static Registry r;
+  return r;
+}
+
+KernelPtr load(const Key& key, const std::string& arch, bool capturing) {
+  const cache::EntrySpec spec = make_spec(key, arch);
+  for (int attempt = 0;; ++attempt) {
+    cache::Cubin cubin = store().get(
+        spec, [&] { return compile_spec(spec); }, !capturing);
+    try {
+      auto kernel = std::make_shared<LoadedKernel>(
+          LoadedKernel{driver::Module(cubin.bytes), nullptr, jit::block_warps(key),
+                       jit::smem_bytes(key), arch, cubin.origin});
+      kernel->function = kernel->module.function(jit::kernel_name(key).c_str());
+      if (kernel->smem_bytes > 48 * 1024)
+        driver::set_max_dynamic_smem(kernel->function, kernel->smem_bytes);
+      return kernel;
+    } catch (const CudaError& e) {
+      // A stored cubin the driver rejects is a miss: drop it and rebuild once.
+      if (attempt > 0 || cubin.origin == cache::Origin::kCompiled) throw;
+      store().discard(spec, e.what());
+    }
+  }
+}
+
+}  // namespace
+
+cache::CubinStore& store() {
+  static cache::CubinStore instance = [] {
+    const Options& options = Options::global();
+    spdlog::set_level(spdlog::level::from_str(options.log_level));
+    return cache::CubinStore(options);
+  }();
+  return instance;
+}
+
+cache::EntrySpec make_spec(const Key& key, const std::string& arch) {
+  cache::EntrySpec spec;
+  spec.key = key;
+  spec.arch = arch;
+  spec.source = jit::generate_source(key, arch);
+  spec.options = jit::compile_options(arch);
+  spec.nvrtc_version = jit::nvrtc_version();
+  spec.template_hash = jit::templates_hash();
+  return spec;
+}
+
+std::vector<std::uint8_t> compile_spec(const cache::EntrySpec& spec) {
+  auto out = jit::compile(spec.source, spec.key.str(), spec.arch, spec.options);
+  spdlog::debug("moegemv: ptxas report for {} ({}):\n{}", spec.key.str(), spec.arch, out.log);
+  return std::move(out.cubin);
+}
+
+std::string current_arch() {
+  CUcontext context = driver::current_context();
+  if (context == nullptr)
+    throw Error(
+        "moegemv: no current CUDA context on this thread (make the device's context "
+        "current, e.g. by any CUDA runtime call, before calling moegemv)");
+  CUdevice device = 0;
+  MOEGEMV_CU(driver::api().cuCtxGetDevice(&device));
+  return driver::device_info(static_cast<int>(device)).arch();
+}
+
+KernelPtr kernel_for(const Key& key, bool capturing) {
+  CUcontext context = driver::current_context();
+  if (context == nullptr) current_arch();  // throws the "no current context" error
+  Registry& r = registry();
+  std::shared_future<KernelPtr> future;
+  std::optional<std::promise<KernelPtr>> owner;
+  {
+    std::lock_guard<std::mutex> lock(r.mutex);
+    auto it = r.entries.find({key, context});
+    if (it != r.entries.end()) {
+      future = it->second;
+    } else {
+      owner.emplace();
+      future = owner->get_future().share();
+      r.entries.emplace(std::pair{key, context}, future);
+    }
+  }
+  if (owner) {
+    try {
+      owner->set_value(load(key, current_arch(), capturing));
+    } catch (...) {
+      // Failures are not remembered: a compile refused during capture must work afterwards.
+      {
+        std::lock_guard<std::mutex> lock(r.mutex);
+        r.entries.erase({key, context});
+      }
+      owner->set_exception(std::current_exception());
+    }
+  }
+  return future.get();
+}
+
+}  // namespace moegemv::detail

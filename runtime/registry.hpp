@@ -1,0 +1,42 @@
+#pragma once
+// In-memory level of the kernel lookup: (key, context) -> loaded kernel. Concurrent first calls
+// for one entry wait on a single shared future, so each kernel is compiled and loaded once per
+// context. Below it: bundles -> disk cache -> NVRTC (cache::CubinStore).
+#include <cuda.h>
+
+#include <memory>
+#include <string>
+
+#include "cache/store.hpp"
+#include "moegemv/key.hpp"
+#include "runtime/module.hpp"
+
+namespace moegemv::detail {
+
+struct LoadedKernel {
+  driver::Module module;
+  CUfunction function = nullptr;
+  int warps = 0;
+  int smem_bytes = 0;
+  std::string arch;
+  cache::Origin origin = cache::Origin::kCompiled;
+};
+
+/// The process-wide cubin store (created from Options::global() on first use).
+cache::CubinStore& store();
+
+/// The entry spec (generated source, options, versions) of key for arch.
+cache::EntrySpec make_spec(const Key& key, const std::string& arch);
+
+/// Compiles the spec with NVRTC, logging the ptxas report at debug level.
+std::vector<std::uint8_t> compile_spec(const cache::EntrySpec& spec);
+
+/// The kernel for key in the calling thread's current context. When `capturing` is true and the
+/// kernel is not already loaded, a compile is refused with JitDisabledError (bundle and disk hits
+/// still load).
+std::shared_ptr<const LoadedKernel> kernel_for(const Key& key, bool capturing);
+
+/// The arch of the current context's device ("sm_90"); throws if no context is current.
+std::string current_arch();
+
+}  // namespace moegemv::detail

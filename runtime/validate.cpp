@@ -1,0 +1,179 @@
+#include "runtime/validate.hpp"
+
+#include <fmt/format.h>
+
+namespace moegemv::detail {
+
+namespace {
+
+std::int64_t roundup(std::int64_t a, std::int64_t b) { return (a + b - 1) / b * b; }
+
+// Checks one tensor against an expected dtype set, shape and alignment.
+class Expect {
+ public:
+  Expect(const Tensor& t, const char* name) : t_(t), name_(name) {}
+
+  Expect& dtype(DType want) {
+    if (t_.dtype != want) fail(dtype_name(want));
+    return *this;
+  }
+  Expect& scale_bytes() {  // e4m3 scales may come as u8 storage or e4m3 views
+    if (t_.dtype != DType::kU8 && t_.dtype != DType::kE4M3) fail("u8 or e4m3");
+    return *this;
+  }
+  Expect& shape(std::initializer_list<std::int64_t> dims, const char* text) {
+    bool ok = t_.rank == static_cast<int>(dims.size());
+    int d = 0;
+    for (auto v : dims) ok = ok && t_.shape[d++] == v;
+    if (!ok) fail(fmt::format("{} {}", dtype_name(t_.dtype), text));
+    return *this;
+  }
+  Expect& rank(int r, const char* text) {
+    if (t_.rank != r) fail(text);
+    return *this;
+  }
+  Expect& numel(std::int64_t n, const char* text) {
+    if (t_.numel() != n) fail(fmt::format("{} = {} elements", text, n));
+    return *this;
+  }
+  Expect& aligned(unsigned bytes) {
+    if (t_.numel() > 0 && (t_.ptr == 0 || t_.ptr % bytes != 0))
+      fail(fmt::format("a non-null device pointer aligned to {} bytes", bytes));
+    return *this;
+  }
+
+ private:
+  [[noreturn]] void fail(const std::string& expected) const {
+    throw ArgumentError(name_, expected, t_.describe());
+  }
+  const Tensor& t_;
+  const char* name_;
+};
+
+template <class T>
+T* ptr(const Tensor& t) {
+  return reinterpret_cast<T*>(static_cast<std::uintptr_t>(t.ptr));
+}
+
+bool empty(const Tensor& t) { return t.rank == 0 ? t.ptr == 0 : t.numel() == 0; }
+
+Key make_key(Kind kind, std::int64_t h, std::int64_t i, std::int64_t si, std::int64_t k,
+             const char* from) {
+  constexpr std::int64_t kMax = 1 << 20;
+  if (h > kMax || i > kMax || si > kMax || k > kMax)
+    throw ArgumentError(from, "dimensions below 2^20",
+                        fmt::format("H={} I={} SI={} K={}", h, i, si, k));
+  Key key{kind, static_cast<int>(h), static_cast<int>(i), static_cast<int>(si),
+          static_cast<int>(k)};
+  key.validate();
+  return key;
+}
+
+}  // namespace
+
+std::int64_t swizzled_scale_bytes(std::int64_t rows, std::int64_t cols) {
+  return roundup(rows, 128) * roundup(cols / 16, 4);
+}
+
+GateUpLaunch validate(const GateUpArgs& a) {
+  Expect(a.x, "x").dtype(DType::kBF16).rank(2, "bf16 [M, H]");
+  Expect(a.ids, "ids").dtype(DType::kI32).rank(2, "i32 [M, K]");
+  Expect(a.w1, "w1").dtype(DType::kU8).rank(3, "u8 [E, 2I, H/2]");
+  const std::int64_t m = a.x.dim(0), h = a.x.dim(1), k = a.ids.dim(1), e = a.w1.dim(0);
+  const std::int64_t i = a.w1.dim(1) / 2;
+  const std::int64_t si = empty(a.wsh) ? 0 : a.wsh.dim(0) / 2;
+  if (m < 1) throw ArgumentError("x", "bf16 [M, H] with M >= 1", a.x.describe());
+  if (e < 1) throw ArgumentError("w1", "u8 [E, 2I, H/2] with E >= 1", a.w1.describe());
+  Key key = make_key(Kind::kGateUp, h, i, si, k, "w1/wsh");
+  Expect(a.ids, "ids").shape({m, k}, "[M, K] with M = x.shape[0]").aligned(4);
+  Expect(a.w1, "w1").shape({e, 2 * i, h / 2}, "[E, 2I, H/2] with H = x.shape[1]").aligned(16);
+  Expect(a.w1_sf, "w1_sf")
+      .scale_bytes()
+      .numel(e * swizzled_scale_bytes(2 * i, h), "E * roundup(2I,128) * roundup(H/16,4)")
+      .aligned(16);
+  Expect(a.alpha, "alpha").dtype(DType::kF32).shape({e}, "[E]").aligned(4);
+  Expect(a.act, "act").dtype(DType::kBF16).shape({m * k, i}, "[M*K, I]").aligned(16);
+  Expect(a.x, "x").aligned(16);
+  if (si > 0) {
+    Expect(a.wsh, "wsh").dtype(DType::kU8).shape({2 * si, h / 2}, "[2SI, H/2]").aligned(16);
+    Expect(a.ssh, "ssh")
+        .scale_bytes()
+        .numel(swizzled_scale_bytes(2 * si, h), "roundup(2SI,128) * roundup(H/16,4)")
+        .aligned(16);
+    Expect(a.gssh, "gssh").dtype(DType::kF32).numel(1, "one f32").aligned(4);
+    Expect(a.sact, "sact").dtype(DType::kBF16).shape({m, si}, "[M, SI]").aligned(16);
+  } else {
+    for (auto [t, name] : {std::pair{&a.ssh, "ssh"}, {&a.sact, "sact"}})
+      if (!empty(*t))
+        throw ArgumentError(name, "an empty view when wsh is empty (SI = 0)", t->describe());
+  }
+  GateUpParams p{};
+  p.x = ptr<const unsigned short>(a.x);
+  p.ids = ptr<const int>(a.ids);
+  p.w1 = ptr<const unsigned char>(a.w1);
+  p.w1_sf = ptr<const unsigned char>(a.w1_sf);
+  p.alpha = ptr<const float>(a.alpha);
+  p.act = ptr<unsigned short>(a.act);
+  p.wsh = ptr<const unsigned char>(a.wsh);
+  p.ssh = ptr<const unsigned char>(a.ssh);
+  p.gssh = ptr<const float>(a.gssh);
+  p.sact = ptr<unsigned short>(a.sact);
+  p.m = static_cast<int>(m);
+  p.e = static_cast<int>(e);
+  return {key, p};
+}
+
+DownLaunch validate(const DownCombineArgs& a) {
+  Expect(a.ids, "ids").dtype(DType::kI32).rank(2, "i32 [M, K]");
+  Expect(a.w2, "w2").dtype(DType::kU8).rank(3, "u8 [E, H, I/2]");
+  Expect(a.out, "out").dtype(DType::kBF16).rank(2, "bf16 [M, H]");
+  const std::int64_t m = a.ids.dim(0), k = a.ids.dim(1), e = a.w2.dim(0), h = a.w2.dim(1);
+  const std::int64_t i = a.w2.dim(2) * 2;
+  const std::int64_t si = empty(a.wsd) ? 0 : a.wsd.dim(1) * 2;
+  if (m < 1) throw ArgumentError("ids", "i32 [M, K] with M >= 1", a.ids.describe());
+  if (e < 1) throw ArgumentError("w2", "u8 [E, H, I/2] with E >= 1", a.w2.describe());
+  Key key = make_key(Kind::kDownCombine, h, i, si, k, "w2/wsd");
+  Expect(a.ids, "ids").aligned(4);
+  Expect(a.act, "act")
+      .dtype(DType::kBF16)
+      .shape({m * k, i}, "[M*K, I] with I = 2 * w2.shape[2]")
+      .aligned(16);
+  Expect(a.tw, "tw").dtype(DType::kF32).shape({m, k}, "[M, K]").aligned(4);
+  Expect(a.w2, "w2").aligned(16);
+  Expect(a.w2_sf, "w2_sf")
+      .scale_bytes()
+      .numel(e * swizzled_scale_bytes(h, i), "E * roundup(H,128) * roundup(I/16,4)")
+      .aligned(16);
+  Expect(a.alpha2, "alpha2").dtype(DType::kF32).shape({e}, "[E]").aligned(4);
+  Expect(a.out, "out").shape({m, h}, "[M, H] with H = w2.shape[1]").aligned(16);
+  if (si > 0) {
+    Expect(a.wsd, "wsd").dtype(DType::kU8).shape({h, si / 2}, "[H, SI/2]").aligned(16);
+    Expect(a.ssd, "ssd")
+        .scale_bytes()
+        .numel(swizzled_scale_bytes(h, si), "roundup(H,128) * roundup(SI/16,4)")
+        .aligned(16);
+    Expect(a.gssd, "gssd").dtype(DType::kF32).numel(1, "one f32").aligned(4);
+    Expect(a.sact, "sact").dtype(DType::kBF16).shape({m, si}, "[M, SI]").aligned(16);
+  } else {
+    for (auto [t, name] : {std::pair{&a.ssd, "ssd"}, {&a.sact, "sact"}})
+      if (!empty(*t))
+        throw ArgumentError(name, "an empty view when wsd is empty (SI = 0)", t->describe());
+  }
+  DownParams p{};
+  p.act = ptr<const unsigned short>(a.act);
+  p.ids = ptr<const int>(a.ids);
+  p.tw = ptr<const float>(a.tw);
+  p.w2 = ptr<const unsigned char>(a.w2);
+  p.w2_sf = ptr<const unsigned char>(a.w2_sf);
+  p.alpha2 = ptr<const float>(a.alpha2);
+  p.sact = ptr<const unsigned short>(a.sact);
+  p.wsd = ptr<const unsigned char>(a.wsd);
+  p.ssd = ptr<const unsigned char>(a.ssd);
+  p.gssd = ptr<const float>(a.gssd);
+  p.out = ptr<unsigned short>(a.out);
+  p.m = static_cast<int>(m);
+  p.e = static_cast<int>(e);
+  return {key, p};
+}
+
+}  // namespace moegemv::detail

@@ -1,0 +1,79 @@
+// The two operations on the GPU against the CPU reference (SPEC section 8), PDL, graphs and
+// capture. On a machine without a GPU every test here WARNs and returns.
+#include <catch2/catch.hpp>
+
+#include <memory>
+
+#include "gpu_guard.hpp"
+#include "runtime/device.hpp"
+#include "runtime/memory.hpp"
+#include "tools/harness/check.hpp"
+
+using namespace moegemv;
+
+namespace {
+
+struct Gpu {
+  driver::PrimaryContext context{0};
+  driver::Stream stream;
+  Gpu() { context.make_current(); }
+};
+
+Gpu& gpu() {
+  static Gpu g;
+  return g;
+}
+
+void check_shape(nvfp4::ModelShape shape, std::initializer_list<int> ms) {
+  gpu().context.make_current();
+  auto host = nvfp4::make_layer_fast(shape, harness::fresh_seed());
+  harness::DeviceLayer device(host);
+  for (int m : ms) {
+    auto r = harness::check_ops(host, device, m, harness::fresh_seed(), gpu().stream.get());
+    INFO(r.summary());
+    CHECK(r.pass());
+  }
+}
+
+}  // namespace
+
+TEST_CASE("GPU decode is exact for all codes x scales", "[gpu]") {
+  MOEGEMV_REQUIRE_GPU();
+  gpu().context.make_current();
+  auto r = harness::check_decode_exhaustive(gpu().stream.get());
+  INFO(r.summary);
+  CHECK(r.pass);
+}
+
+TEST_CASE("ops match the reference: DeepSeek-V3 shape", "[gpu]") {
+  MOEGEMV_REQUIRE_GPU();
+  check_shape({7168, 2048, 2048, 8, 16}, {1, 3, 16});
+}
+
+TEST_CASE("ops match the reference: odd shapes", "[gpu]") {
+  MOEGEMV_REQUIRE_GPU();
+  check_shape({3072, 1024, 1536, 6, 16}, {1, 2, 33});  // SI not a multiple of I
+  check_shape({2048, 768, 0, 8, 16}, {1, 4, 8});       // no shared expert
+  check_shape({2048, 1408, 5632, 4, 16}, {1, 2});      // 64-element tails
+  check_shape({1088, 192, 320, 3, 5}, {1, 7});         // H/64 odd, tiny
+}
+
+TEST_CASE("PDL and graph replay give the same bits", "[gpu]") {
+  MOEGEMV_REQUIRE_GPU();
+  gpu().context.make_current();
+  nvfp4::ModelShape shape{2048, 512, 512, 10, 64};
+  auto host = nvfp4::make_layer_fast(shape, harness::fresh_seed());
+  harness::DeviceLayer device(host);
+  auto r = harness::check_pdl_and_graph(host, device, 4, 20, harness::fresh_seed(),
+                                        gpu().stream.get());
+  INFO(r.summary);
+  CHECK(r.pass);
+}
+
+TEST_CASE("a compile during graph capture is refused with the key named", "[gpu]") {
+  MOEGEMV_REQUIRE_GPU();
+  gpu().context.make_current();
+  auto r = harness::check_capture_refuses_compile(gpu().stream.get());
+  INFO(r.summary);
+  CHECK(r.pass);
+}

@@ -1,0 +1,56 @@
+#pragma once
+// GPU correctness checks against the CPU reference (SPEC section 8), shared by `moegemv check`
+// and the [gpu] tests. Each returns a result with a one-line summary; nothing here asserts.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "moegemv/key.hpp"
+#include "nvfp4/compare.hpp"
+#include "nvfp4/synthetic.hpp"
+#include "tools/harness/device_layer.hpp"
+
+namespace moegemv::harness {
+
+struct OpCheck {
+  std::string shape;  ///< "H:I:SI:K"
+  int m = 0, e = 0;
+  std::uint64_t seed = 0;
+  nvfp4::CompareResult act, sact, out;
+  /// Over-bound act/sact elements: the smallest |dot| / sum|x*w| (1 / condition number) of their
+  /// gate or up dot products, and the largest |fp32 sum - exact| the reference's own sequential
+  /// order makes there, in units of the SPEC bound. Diagnostics only: pass() ignores them.
+  double worst_inverse_condition = 1.0;
+  double ref_order_error_over_bound = 0.0;
+  bool pass() const { return act.pass() && sact.pass() && out.pass(); }
+  std::string summary() const;
+};
+
+/// gate_up then down_combine on fresh inputs (ids repeat experts across tokens and contain -1),
+/// outputs poisoned first; each op compared with the CPU reference on the same inputs (down on
+/// the GPU's own act/sact).
+OpCheck check_ops(const nvfp4::SyntheticLayer& host, const DeviceLayer& device, int m,
+                  std::uint64_t seed, CUstream stream);
+
+struct SimpleCheck {
+  bool pass = false;
+  std::string summary;
+};
+
+/// The kernels' dequantization on the GPU for all 16 e2m1 codes x all 256 e4m3 bytes (NaN scales
+/// must give NaN), and nibble placement on random words, against the CPU decode.
+SimpleCheck check_decode_exhaustive(CUstream stream);
+
+/// gate_up -> down_combine with PDL equals (bit for bit) the pair without PDL; the pair captured
+/// into a CUDA graph and replayed `replays` times with new inputs uploaded in between equals the
+/// eager pair each time.
+SimpleCheck check_pdl_and_graph(const nvfp4::SyntheticLayer& host, const DeviceLayer& device,
+                                int m, int replays, std::uint64_t seed, CUstream stream);
+
+/// During stream capture, a key that is not loaded is refused with JitDisabledError naming it.
+SimpleCheck check_capture_refuses_compile(CUstream stream);
+
+/// A fresh seed (time-based) unless MOEGEMV_SEED is set; printed with every result.
+std::uint64_t fresh_seed();
+
+}  // namespace moegemv::harness
