@@ -1,0 +1,308 @@
+// The `moegemv` CLI as a user runs it: a child process per command, each test with its own empty
+// cache directory, checking exit status, stdout (parsed when --json) and the error text.
+#include <fcntl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <catch2/catch.hpp>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "runtime/driver.hpp"
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// A small key: one NVRTC compile of it takes well under a second.
+constexpr const char* kSmallKey = "gate_up:2048:768:0:8";
+
+class TempDir {
+ public:
+  TempDir() {
+    std::string pattern = (fs::temp_directory_path() / "moegemv-cli-XXXXXX").string();
+    if (mkdtemp(pattern.data()) == nullptr) FAIL("mkdtemp failed");
+    path_ = pattern;
+  }
+  ~TempDir() {
+    std::error_code ignored;
+    fs::remove_all(path_, ignored);
+  }
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  const fs::path& path() const { return path_; }
+  std::string operator/(const std::string& name) const { return (path_ / name).string(); }
+
+ private:
+  fs::path path_;
+};
+
+struct Result {
+  int status = -1;
+  std::string out, err;
+};
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+// Runs build/moegemv with `args`; the child gets MOEGEMV_CACHE_DIR=cache_dir plus `env`, and no
+// inherited MOEGEMV_BUNDLE / MOEGEMV_DISABLE_JIT. stdout and stderr go to files (no pipe deadlock).
+Result run_cli(const std::vector<std::string>& args, const TempDir& dir,
+               const std::map<std::string, std::string>& env = {}) {
+  static int counter = 0;
+  const std::string out_path = dir / ("stdout." + std::to_string(counter));
+  const std::string err_path = dir / ("stderr." + std::to_string(counter++));
+  const std::string binary = std::string(MOEGEMV_BINARY_DIR) + "/moegemv";
+  std::vector<char*> argv = {const_cast<char*>(binary.c_str())};
+  for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+  argv.push_back(nullptr);
+  const std::string cache_dir = dir / "cache";
+
+  const pid_t pid = fork();
+  REQUIRE(pid >= 0);
+  if (pid == 0) {
+    unsetenv("MOEGEMV_BUNDLE");
+    unsetenv("MOEGEMV_DISABLE_JIT");
+    setenv("MOEGEMV_CACHE_DIR", cache_dir.c_str(), 1);
+    for (const auto& [name, value] : env) setenv(name.c_str(), value.c_str(), 1);
+    const int out = open(out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    const int err = open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (out < 0 || err < 0 || dup2(out, 1) < 0 || dup2(err, 2) < 0) _exit(126);
+    execv(binary.c_str(), argv.data());
+    _exit(127);
+  }
+  int wstatus = 0;
+  REQUIRE(waitpid(pid, &wstatus, 0) == pid);
+  Result r;
+  r.status = WIFEXITED(wstatus) ? WEXITSTATUS(wstatus) : 128 + WTERMSIG(wstatus);
+  r.out = slurp(out_path);
+  r.err = slurp(err_path);
+  REQUIRE(r.status != 127);  // the binary exists
+  return r;
+}
+
+using Catch::Matchers::Contains;
+
+std::string joined(const std::vector<std::string>& args) {
+  std::string text = "moegemv";
+  for (const auto& a : args) text += " " + a;
+  return text;
+}
+
+nlohmann::json parse_json(const Result& r) {
+  INFO("stdout: " << r.out << "\nstderr: " << r.err);
+  nlohmann::json j;
+  REQUIRE_NOTHROW(j = nlohmann::json::parse(r.out));
+  return j;
+}
+
+}  // namespace
+
+TEST_CASE("every command has --help", "[cli]") {
+  TempDir dir;
+  const char* commands[] = {"",       "models",        "prewarm",     "emit",
+                            "bundle", "bundle create", "bundle list", "bundle verify",
+                            "cache",  "cache ls",      "cache stats", "cache clear",
+                            "info",   "check",         "bench"};
+  for (const char* command : commands) {
+    std::vector<std::string> args;
+    std::istringstream words(command);
+    for (std::string word; words >> word;) args.push_back(word);
+    args.push_back("--help");
+    const Result r = run_cli(args, dir);
+    INFO(joined(args) << "\nstderr: " << r.err);
+    CHECK(r.status == 0);
+    CHECK_THAT(r.out, Contains("Usage"));
+  }
+}
+
+TEST_CASE("models lists the presets and their keys", "[cli]") {
+  TempDir dir;
+  const Result table = run_cli({"models"}, dir);
+  CHECK(table.status == 0);
+  CHECK_THAT(table.out, Contains("deepseek-v3"));
+  CHECK_THAT(table.out, Contains("gate_up:7168:2048:2048:8"));
+  CHECK_THAT(table.out, Contains("down_combine:7168:2048:2048:8"));
+
+  const Result json = run_cli({"models", "--json", "--tp", "2", "--model", "deepseek-v3"}, dir);
+  REQUIRE(json.status == 0);
+  const auto models = parse_json(json);
+  REQUIRE(models.size() == 1);
+  CHECK(models[0]["i"] == 1024);
+  CHECK(models[0]["keys"] ==
+        nlohmann::json({"gate_up:7168:1024:1024:8", "down_combine:7168:1024:1024:8"}));
+}
+
+TEST_CASE("models --tp that breaks the multiple-of-64 rule fails naming --tp", "[cli]") {
+  TempDir dir;
+  const Result r = run_cli({"models", "--tp", "3"}, dir);
+  CHECK(r.status != 0);
+  CHECK_THAT(r.err, Contains("--tp"));
+  CHECK(r.out.empty());
+  CHECK_THAT(r.err, !Contains("terminate"));
+}
+
+TEST_CASE("emit prints the generated source", "[cli]") {
+  TempDir dir;
+  const Result r = run_cli({"emit", "gate_up:2048:512:512:10"}, dir);
+  CHECK(r.status == 0);
+  CHECK_THAT(r.out, Contains("moegemv_gate_up_2048_512_512_10"));
+}
+
+TEST_CASE("emit rejects a bad key or arch and names the problem", "[cli]") {
+  TempDir dir;
+  const Result odd = run_cli({"emit", "gate_up:2048:500:512:10"}, dir);
+  CHECK(odd.status != 0);
+  CHECK_THAT(odd.err, Contains("I of key") && Contains("multiple of 64") && Contains("500"));
+
+  const Result garbage = run_cli({"emit", "up:1:2"}, dir);
+  CHECK(garbage.status != 0);
+  CHECK_THAT(garbage.err, Contains("KEY") && Contains("up:1:2"));
+
+  const Result arch = run_cli({"emit", "gate_up:2048:512:512:10", "--arch", "sm_80"}, dir);
+  CHECK(arch.status != 0);
+  CHECK_THAT(arch.err, Contains("--arch") && Contains("sm_80"));
+}
+
+TEST_CASE("prewarm compiles once, then hits the cache", "[cli]") {
+  TempDir dir;
+  const std::vector<std::string> args = {"prewarm", "--key", kSmallKey,
+                                         "--arch",  "sm_90", "--json"};
+  const Result first = run_cli(args, dir);
+  REQUIRE(first.status == 0);
+  const auto cold = parse_json(first);
+  CHECK(cold["compiled"] == 1);
+  CHECK(cold["cache_hits"] == 0);
+  CHECK(cold["failed"] == 0);
+  REQUIRE(cold["entries"].size() == 1);
+  CHECK(cold["entries"][0]["key"] == kSmallKey);
+  CHECK(cold["entries"][0]["arch"] == "sm_90");
+  CHECK(cold["entries"][0]["source"] == "compiled");
+
+  const auto warm = parse_json(run_cli(args, dir));
+  CHECK(warm["compiled"] == 0);
+  CHECK(warm["cache_hits"] == 1);
+  CHECK(warm["entries"][0]["source"] == "cache");
+}
+
+TEST_CASE("prewarm argument errors", "[cli]") {
+  TempDir dir;
+  const Result none = run_cli({"prewarm", "--arch", "sm_90"}, dir);
+  CHECK(none.status != 0);
+  CHECK_THAT(none.err, Contains("--model") && Contains("--key"));
+
+  const Result model = run_cli({"prewarm", "--model", "gpt-9", "--arch", "sm_90"}, dir);
+  CHECK(model.status != 0);
+  CHECK_THAT(model.err, Contains("--model") && Contains("deepseek-v3"));
+
+  const Result arch = run_cli({"prewarm", "--key", kSmallKey, "--arch", "sm_90,sm_7"}, dir);
+  CHECK(arch.status != 0);
+  CHECK_THAT(arch.err, Contains("--arch") && Contains("sm_7"));
+
+  if (moegemv::driver::available()) {
+    WARN("a GPU is visible: prewarm without --arch uses its arch; not checking the error");
+    return;
+  }
+  const Result no_arch = run_cli({"prewarm", "--key", kSmallKey}, dir);
+  CHECK(no_arch.status != 0);
+  CHECK_THAT(no_arch.err, Contains("--arch is required"));
+}
+
+TEST_CASE("bundle create, list, verify, and serve a cold cache", "[cli]") {
+  TempDir dir;
+  const std::string bundle = dir / "kernels.moegemv";
+  const Result create =
+      run_cli({"bundle", "create", "-o", bundle, "--key", kSmallKey, "--arch", "sm_90"}, dir);
+  INFO(create.err);
+  REQUIRE(create.status == 0);
+
+  const Result list = run_cli({"bundle", "list", bundle, "--json"}, dir);
+  REQUIRE(list.status == 0);
+  const auto manifest = parse_json(list);
+  REQUIRE(manifest["entries"].size() == 1);
+  const auto& entry = manifest["entries"][0];
+  CHECK(entry["key"] == kSmallKey);
+  CHECK(entry["arch"] == "sm_90");
+  CHECK(entry["template_current"] == true);
+  CHECK(entry["size"].get<std::uint64_t>() > 0);
+  CHECK(entry["checksum"].get<std::string>().size() == 16);
+
+  const Result verify = run_cli({"bundle", "verify", bundle}, dir);
+  INFO(verify.out << verify.err);
+  CHECK(verify.status == 0);
+
+  // A fresh cache with MOEGEMV_BUNDLE set: served from the bundle, nothing compiled.
+  TempDir cold;
+  const auto served =
+      parse_json(run_cli({"prewarm", "--key", kSmallKey, "--arch", "sm_90", "--json"}, cold,
+                         {{"MOEGEMV_BUNDLE", bundle}}));
+  CHECK(served["bundle_hits"] == 1);
+  CHECK(served["compiled"] == 0);
+
+  // Damage the last cubin byte: verify must fail and say which entry.
+  {
+    std::fstream file(bundle, std::ios::in | std::ios::out | std::ios::binary);
+    file.seekg(-1, std::ios::end);
+    const char last = static_cast<char>(file.get());
+    file.seekp(-1, std::ios::end);
+    file.put(static_cast<char>(last ^ 0x5a));
+  }
+  const Result damaged = run_cli({"bundle", "verify", bundle}, dir);
+  CHECK(damaged.status != 0);
+  CHECK_THAT(damaged.err, Contains(kSmallKey));
+}
+
+TEST_CASE("cache stats, ls and clear", "[cli]") {
+  TempDir dir;
+  auto stats = parse_json(run_cli({"cache", "stats", "--json"}, dir));
+  CHECK(stats["count"] == 0);
+  CHECK(stats["writable"] == true);
+  CHECK(fs::equivalent(fs::path(stats["root"].get<std::string>()).parent_path(),
+                       dir.path() / "cache"));
+
+  REQUIRE(run_cli({"prewarm", "--key", kSmallKey, "--arch", "sm_90"}, dir).status == 0);
+  stats = parse_json(run_cli({"cache", "stats", "--json"}, dir));
+  CHECK(stats["count"] == 1);
+  CHECK(stats["total_bytes"].get<std::uint64_t>() > 0);
+
+  const Result ls = run_cli({"cache", "ls"}, dir);
+  CHECK(ls.status == 0);
+  CHECK_THAT(ls.out, Contains(kSmallKey) && Contains("sm_90"));
+
+  const Result clear = run_cli({"cache", "clear"}, dir);
+  CHECK(clear.status == 0);
+  CHECK_THAT(clear.out, Contains("removed 1"));
+  stats = parse_json(run_cli({"cache", "stats", "--json"}, dir));
+  CHECK(stats["count"] == 0);
+}
+
+TEST_CASE("info reports versions, cache and the driver", "[cli]") {
+  TempDir dir;
+  const Result r = run_cli({"info", "--json"}, dir);
+  REQUIRE(r.status == 0);
+  const auto info = parse_json(r);
+  CHECK(info["moegemv"].get<std::string>().size() > 0);
+  CHECK(info["template_hash"].get<std::string>().size() == 16);
+  CHECK(info["driver"]["available"] == moegemv::driver::available());
+  CHECK(run_cli({"info"}, dir).status == 0);
+}
+
+TEST_CASE("a missing subcommand or unknown option is a usage error", "[cli]") {
+  TempDir dir;
+  const Result none = run_cli({}, dir);
+  CHECK(none.status != 0);
+  CHECK_THAT(none.err, Contains("moegemv: error"));
+  const Result unknown = run_cli({"models", "--bogus"}, dir);
+  CHECK(unknown.status != 0);
+  CHECK_THAT(unknown.err, Contains("--bogus"));
+}

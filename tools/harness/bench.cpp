@@ -1,0 +1,215 @@
+#include "tools/harness/bench.hpp"
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <memory>
+#include <set>
+
+#include "jit/codegen.hpp"
+#include "jit/nvrtc.hpp"
+#include "moegemv/moegemv.hpp"
+#include "runtime/device.hpp"
+#include "runtime/driver.hpp"
+#include "runtime/launch.hpp"
+#include "runtime/memory.hpp"
+#include "runtime/module.hpp"
+#include "runtime/registry.hpp"
+#include "templates/params.h"
+#include "tools/harness/check.hpp"
+#include "tools/harness/device_layer.hpp"
+#include "tools/harness/models.hpp"
+
+namespace moegemv::harness {
+
+namespace {
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+struct Timing {
+  double median_ms, spread_ms;
+};
+
+// Median and spread of `batches` timed batches of `replays` graph launches, after warm-up.
+Timing time_graph(const driver::GraphExec& graph, CUstream stream, int batches, int replays) {
+  for (int i = 0; i < 3; ++i) graph.launch(stream);
+  std::vector<double> ms;
+  for (int b = 0; b < batches; ++b) {
+    driver::Event start, end;
+    start.record(stream);
+    for (int r = 0; r < replays; ++r) graph.launch(stream);
+    end.record(stream);
+    ms.push_back(driver::elapsed_ms(start, end) / replays);
+  }
+  auto [lo, hi] = std::minmax_element(ms.begin(), ms.end());
+  return {median(ms), *hi - *lo};
+}
+
+// Bytes of one expert's gate/up and down weights plus their swizzled scales.
+struct ExpertBytes {
+  double gate_up, down, shared_gate_up, shared_down;
+};
+
+ExpertBytes expert_bytes(const nvfp4::ModelShape& s) {
+  auto scales = [](double rows, double cols) {
+    return std::ceil(rows / 128) * 128 * std::ceil(cols / 16 / 4) * 4;
+  };
+  return {2.0 * s.I * s.H / 2 + scales(2.0 * s.I, s.H), 1.0 * s.H * s.I / 2 + scales(s.H, s.I),
+          s.SI ? 2.0 * s.SI * s.H / 2 + scales(2.0 * s.SI, s.H) : 0,
+          s.SI ? 1.0 * s.H * s.SI / 2 + scales(s.H, s.SI) : 0};
+}
+
+struct ModelRun {
+  nvfp4::ModelShape shape;
+  std::vector<std::unique_ptr<DeviceLayer>> layers;
+};
+
+}  // namespace
+
+double measure_stream_read(std::size_t bytes, CUstream stream) {
+  const std::string arch = detail::current_arch();
+  auto compiled = jit::compile(jit::stream_read_source(arch), "stream_read", arch,
+                               jit::compile_options(arch));
+  driver::Module module(compiled.cubin);
+  CUfunction f = module.function(jit::kStreamReadKernel);
+  driver::DeviceBuffer data(bytes), sink(4);
+  data.fill_u16(0x3C01, stream);  // not zeros
+  StreamReadParams p{reinterpret_cast<const void*>(data.ptr()), bytes / 16,
+                     reinterpret_cast<unsigned int*>(sink.ptr())};
+  CUdevice device = 0;
+  driver::check(driver::api().cuCtxGetDevice(&device), "cuCtxGetDevice");
+  driver::LaunchConfig c;
+  c.grid[0] = static_cast<unsigned>(driver::device_info(device).sm_count * 4);
+  c.block[0] = 512;
+  std::vector<double> gbps;
+  for (int i = 0; i < 13; ++i) {
+    driver::Event start, end;
+    start.record(stream);
+    driver::launch(f, c, stream, &p);
+    end.record(stream);
+    const double ms = driver::elapsed_ms(start, end);
+    if (i >= 3) gbps.push_back(bytes / (ms * 1e6));
+  }
+  return median(gbps);
+}
+
+BenchResult run_bench(const BenchConfig& config, CUstream stream,
+                      const std::function<void(const BenchRow&)>& report) {
+  BenchResult result;
+  CUdevice device = 0;
+  driver::check(driver::api().cuCtxGetDevice(&device), "cuCtxGetDevice");
+  const auto info = driver::device_info(device);
+  result.device = fmt::format("{} ({}, {} SMs, {} MB L2)", info.name, info.arch(), info.sm_count,
+                              info.l2_bytes >> 20);
+  result.ceiling_bytes = 4.0 * (1ull << 30);
+  result.ceiling_gbps = measure_stream_read(static_cast<std::size_t>(result.ceiling_bytes), stream);
+
+  for (const auto& name : config.models) {
+    const ModelPreset preset = find_preset(name).with_tp(config.tp);
+    nvfp4::ModelShape shape{preset.h, preset.i, preset.si, preset.k, preset.e};
+    const ExpertBytes eb = expert_bytes(shape);
+    // Layers: enough that the weights one replay touches exceed 4x L2, within the memory budget.
+    const double touched_m1 = preset.k * (eb.gate_up + eb.down) + eb.shared_gate_up + eb.shared_down;
+    const double layer_bytes = preset.e * (eb.gate_up + eb.down) + eb.shared_gate_up + eb.shared_down;
+    int layers = static_cast<int>(std::ceil(4.0 * info.l2_bytes / touched_m1));
+    layers = std::clamp(layers, 2, 32);
+    layers = std::min(layers, std::max(1, static_cast<int>(config.max_gib * (1ull << 30) / layer_bytes)));
+    auto host = nvfp4::make_layer_fast(shape, fresh_seed());
+    ModelRun run{shape, {}};
+    for (int l = 0; l < layers; ++l) run.layers.push_back(std::make_unique<DeviceLayer>(host));
+    prepare(preset.keys()[0]);
+    prepare(preset.keys()[1]);
+
+    for (int m : config.ms) {
+      std::vector<std::unique_ptr<DeviceStep>> steps;
+      double gu_bytes = 0, down_bytes = 0;
+      for (int l = 0; l < layers; ++l) {
+        auto in = nvfp4::make_inputs(shape, m, fresh_seed());
+        steps.push_back(std::make_unique<DeviceStep>(shape, m));
+        steps.back()->upload(in);
+        std::set<int> experts;
+        for (int id : in.ids)
+          if (id >= 0) experts.insert(id);
+        const double act = 2.0 * m * preset.k * preset.i, sact = 2.0 * m * preset.si;
+        gu_bytes += experts.size() * eb.gate_up + eb.shared_gate_up + 2.0 * m * preset.h + act + sact;
+        down_bytes += experts.size() * eb.down + eb.shared_down + act + sact + 2.0 * m * preset.h;
+      }
+      gu_bytes /= layers;
+      down_bytes /= layers;
+      auto capture = [&](bool gu, bool down, bool pdl) {
+        return driver::capture(stream, [&] {
+          for (int l = 0; l < layers; ++l) {
+            if (gu) gate_up(gate_up_args(*run.layers[l], *steps[l]), stream, LaunchOptions{pdl});
+            if (down) down_combine(down_args(*run.layers[l], *steps[l]), stream, LaunchOptions{pdl});
+          }
+        });
+      };
+      struct Mode {
+        const char* name;
+        bool gu, down, pdl;
+        double bytes;
+      };
+      const Mode modes[] = {{"gate_up", true, false, false, gu_bytes},
+                            {"down", false, true, false, down_bytes},
+                            {"pair_pdl", true, true, true, gu_bytes + down_bytes},
+                            {"pair", true, true, false, gu_bytes + down_bytes}};
+      for (const auto& mode : modes) {
+        auto graph = capture(mode.gu, mode.down, mode.pdl);
+        const Timing t = time_graph(graph, stream, config.batches, config.replays);
+        BenchRow row;
+        row.model = preset.name;
+        row.m = m;
+        row.mode = mode.name;
+        row.layers = layers;
+        row.us = t.median_ms * 1e3 / layers;
+        row.us_spread = t.spread_ms * 1e3 / layers;
+        row.unique_bytes = mode.bytes;
+        row.gbps = mode.bytes / (row.us * 1e3);
+        row.pct = 100.0 * row.gbps / result.ceiling_gbps;
+        result.rows.push_back(row);
+        report(row);
+      }
+    }
+  }
+  return result;
+}
+
+std::string to_json(const BenchResult& r) {
+  nlohmann::json j;
+  j["device"] = r.device;
+  j["ceiling_gbps"] = r.ceiling_gbps;
+  j["ceiling_bytes"] = r.ceiling_bytes;
+  for (const auto& row : r.rows)
+    j["rows"].push_back({{"model", row.model}, {"m", row.m}, {"mode", row.mode},
+                         {"layers", row.layers}, {"us", row.us}, {"us_spread", row.us_spread},
+                         {"unique_bytes", row.unique_bytes}, {"gbps", row.gbps}, {"pct", row.pct}});
+  return j.dump(1);
+}
+
+std::string to_table(const BenchResult& r) {
+  std::string s = fmt::format("device: {}\nstreaming-read ceiling: {:.0f} GB/s ({:.0f} GiB read)\n",
+                              r.device, r.ceiling_gbps, r.ceiling_bytes / (1ull << 30));
+  s += fmt::format("{:<18} {:>3} {:<9} {:>9} {:>7} {:>9} {:>7} {:>6}\n", "model", "M", "mode",
+                   "us/layer", "spread", "MB", "GB/s", "%ceil");
+  std::map<std::pair<std::string, int>, std::map<std::string, double>> us;
+  for (const auto& row : r.rows) {
+    s += fmt::format("{:<18} {:>3} {:<9} {:>9.2f} {:>7.2f} {:>9.1f} {:>7.0f} {:>5.1f}%\n", row.model,
+                     row.m, row.mode, row.us, row.us_spread, row.unique_bytes / 1e6, row.gbps,
+                     row.pct);
+    us[{row.model, row.m}][row.mode] = row.us;
+  }
+  s += "PDL saving per layer (pair - pair_pdl):\n";
+  for (const auto& [k, v] : us)
+    if (v.count("pair") && v.count("pair_pdl"))
+      s += fmt::format("  {:<18} M={:<3} {:6.2f} us\n", k.first, k.second,
+                       v.at("pair") - v.at("pair_pdl"));
+  return s;
+}
+
+}  // namespace moegemv::harness

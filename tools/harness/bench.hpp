@@ -1,0 +1,51 @@
+#pragma once
+// `moegemv bench`: per-layer times of gate_up, down_combine and the chained pair (with and
+// without PDL) as CUDA-graph replays over enough distinct layers that the weights are cold, plus
+// the streaming-read ceiling measured in the same run.
+#include <cuda.h>
+
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace moegemv::harness {
+
+struct BenchConfig {
+  std::vector<std::string> models{"deepseek-v3", "qwen3-next", "glm-4.5", "llama4-maverick"};
+  std::vector<int> ms{1, 2, 4, 8, 16};
+  int tp = 1;
+  int batches = 7;      ///< timed batches; the median is reported
+  int replays = 10;     ///< graph replays per batch
+  double max_gib = 48;  ///< device memory budget for the rotated layers
+};
+
+struct BenchRow {
+  std::string model;
+  int m = 0;
+  std::string mode;  ///< "gate_up" | "down" | "pair_pdl" | "pair"
+  int layers = 0;
+  double us = 0;            ///< median per-layer time
+  double us_spread = 0;     ///< (max - min) over batches, per layer
+  double unique_bytes = 0;  ///< weight + scale + activation bytes touched per layer (mean)
+  double gbps = 0;          ///< unique_bytes / us
+  double pct = 0;           ///< gbps / ceiling
+};
+
+struct BenchResult {
+  std::string device;
+  double ceiling_gbps = 0;  ///< streaming read over >= 2 GiB, same run
+  double ceiling_bytes = 0;
+  std::vector<BenchRow> rows;
+};
+
+/// Runs on the current context's device; `report` is called as each row is measured.
+BenchResult run_bench(const BenchConfig& config, CUstream stream,
+                      const std::function<void(const BenchRow&)>& report);
+
+/// Median GB/s of a read-only kernel over `bytes` (16-byte loads, evict-first).
+double measure_stream_read(std::size_t bytes, CUstream stream);
+
+std::string to_json(const BenchResult& result);
+std::string to_table(const BenchResult& result);
+
+}  // namespace moegemv::harness

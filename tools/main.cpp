@@ -1,0 +1,61 @@
+// moegemv: the command-line tool. Each subcommand lives in its own tools/cmd_*.cpp.
+#include <fmt/format.h>
+#include <spdlog/sinks/stdout_color_sinks.h>
+#include <spdlog/spdlog.h>
+
+#include <CLI/CLI.hpp>
+#include <cstdio>
+#include <string_view>
+
+#include "moegemv/errors.hpp"
+#include "moegemv/moegemv.hpp"
+#include "moegemv/options.hpp"
+#include "tools/commands.hpp"
+
+namespace {
+
+int fail(std::string_view message) {
+  // Library messages often start with "moegemv: " already.
+  if (message.starts_with("moegemv: ")) message.remove_prefix(9);
+  std::fprintf(stderr, "moegemv: error: %.*s\n", static_cast<int>(message.size()), message.data());
+  return 1;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  // Logs go to stderr, so stdout carries only results (and --json output stays parseable).
+  auto logger = spdlog::stderr_color_mt("moegemv");
+  logger->set_pattern("[%l] %v");
+  spdlog::set_default_logger(logger);
+
+  CLI::App app{"JIT-compiled NVFP4 MoE decode GEMVs: inspect, prewarm, bundle and check kernels",
+               "moegemv"};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", moegemv::version());
+  app.failure_message([](const CLI::App*, const CLI::Error& e) {
+    return fmt::format("moegemv: error: {}\nRun with --help for more information.\n", e.what());
+  });
+
+  using namespace moegemv::cli;
+  add_models_command(app);
+  add_prewarm_command(app);
+  add_emit_command(app);
+  add_bundle_command(app);
+  add_cache_command(app);
+  add_info_command(app);
+  add_check_command(app);
+  add_bench_command(app);
+
+  try {
+    spdlog::set_level(spdlog::level::from_str(moegemv::Options::global().log_level));
+    app.parse(argc, argv);  // runs the chosen command's callback
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e);  // also the silent CLI::RuntimeError a command throws after reporting
+  } catch (const moegemv::Error& e) {
+    return fail(e.what());
+  } catch (const std::exception& e) {
+    return fail(e.what());
+  }
+  return 0;
+}
