@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "moegemv/key.hpp"
+#include "templates/params.h"
 
 namespace moegemv::jit {
 
@@ -14,6 +15,12 @@ void validate_arch(const std::string& arch);
 
 /// "moegemv_gate_up_7168_2048_2048_8".
 std::string kernel_name(const Key& key);
+
+/// The kernel configuration for key: templates/params.h defaults, then `tune` overrides
+/// ("gu_warps=8,dc_direct=1,..."; ArgumentError naming MOEGEMV_TUNE on a bad entry).
+KernelConfig kernel_config(const Key& key, const std::string& tune);
+/// ... with Options::global().tune.
+KernelConfig kernel_config(const Key& key);
 
 /// Warps per CTA for the key (the same table the launcher uses: templates/params.h).
 int block_warps(const Key& key);
@@ -30,5 +37,9 @@ std::vector<std::string> compile_options(const std::string& arch);
 /// The decode-probe kernel used by the exhaustive decode test.
 inline constexpr const char* kProbeKernel = "moegemv_decode_probe";
 std::string probe_source(const std::string& arch);
+
+/// The streaming-read kernel the benchmark measures its ceiling with.
+inline constexpr const char* kStreamReadKernel = "moegemv_stream_read";
+std::string stream_read_source(const std::string& arch);
 
 }  // namespace moegemv::jit

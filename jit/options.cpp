@@ -34,6 +34,7 @@ Options Options::from_env() {
   }
   std::string jit = env("MOEGEMV_DISABLE_JIT");
   options.disable_jit = !jit.empty() && jit != "0";
+  options.tune = env("MOEGEMV_TUNE");
   std::string level = env("MOEGEMV_LOG_LEVEL");
   if (!level.empty()) options.log_level = level;
   return options;

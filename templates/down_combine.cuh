@@ -68,7 +68,7 @@ __device__ __forceinline__ void prefetch_tile(const DownParams& p, const DownIte
   }
 }
 
-template <int H, int I, int SI, int K, int W>
+template <int H, int I, int SI, int K, int W, int PIPE, bool DIRECT>
 __device__ __forceinline__ void down_combine(const DownParams& p) {
   static_assert(H % 64 == 0 && I % 64 == 0 && SI % 64 == 0, "SPEC: multiples of 64");
   extern __shared__ __align__(16) unsigned char smem[];
@@ -101,7 +101,7 @@ __device__ __forceinline__ void down_combine(const DownParams& p) {
   while (item < it.count() && base + it.chunks(item) <= c_first) base += it.chunks(item++);
 
   const unsigned long long pol = ptx::evict_first_policy();
-  TileDot dot;
+  TileDot<PIPE> dot;
   auto seg_first = [&] { return 64 * ((c_first > base ? c_first : base) - base); };
   auto seg_last = [&] {
     const int end = base + it.chunks(item);
@@ -113,19 +113,28 @@ __device__ __forceinline__ void down_combine(const DownParams& p) {
   ptx::griddep_wait();  // act and sact are gate_up's output
   ptx::griddep_launch_dependents();
 
-  // Stage the token's act rows (valid items only) and sact, in the SmemB permutation.
+  // B rows: the token's act rows (valid items only) and sact; staged in shared memory in the
+  // SmemB permutation unless DIRECT.
+  auto b_row = [&](int item) {
+    return item < it.routed ? p.act + static_cast<long long>(tok * K + it.slot[item]) * I
+                            : p.sact + static_cast<long long>(tok) * SI;
+  };
   ptx::U32x4* bs = reinterpret_cast<ptx::U32x4*>(smem);
-  for (int r = 0; r < it.routed; ++r)
-    stage_permuted(p.act + static_cast<long long>(tok * K + it.slot[r]) * I, I, bs + r * (I / 8));
-  if (SI > 0) stage_permuted(p.sact + static_cast<long long>(tok) * SI, SI, bs + it.routed * (I / 8));
-  float* part = reinterpret_cast<float*>(smem + (K * I + SI) * 2);  // [item][warp][16]
+  if constexpr (!DIRECT) {
+    for (int r = 0; r < it.count(); ++r) stage_permuted(b_row(r), it.chunks(r) * 64, bs + r * (I / 8));
+  }
+  float* part = reinterpret_cast<float*>(smem + (DIRECT ? 0 : (K * I + SI) * 2));  // [item][warp][16]
   for (int x = threadIdx.x; x < Items::kItems * W * kTileRows; x += blockDim.x) part[x] = 0.0f;
   __syncthreads();
 
   if (any) {
     for (;;) {
       float c[4] = {0.f, 0.f, 0.f, 0.f};
-      dot.finish(it.rows(p, item, n0 + g), t, pol, SmemB{bs + item * (I / 8)}, c);
+      if constexpr (DIRECT) {
+        dot.finish(it.rows(p, item, n0 + g), t, pol, GlobalB{b_row(item)}, c);
+      } else {
+        dot.finish(it.rows(p, item, n0 + g), t, pol, SmemB{bs + item * (I / 8)}, c);
+      }
       if (t == 0) {
         part[(item * W + warp) * kTileRows + g] = c[0];
         part[(item * W + warp) * kTileRows + g + 8] = c[2];

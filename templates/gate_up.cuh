@@ -11,8 +11,9 @@
 namespace moegemv {
 
 // smem: x row in the SmemB permutation (routed CTAs), then per-warp partial sums [16 rows][8 cols].
+template <bool kDirect>
 __device__ __forceinline__ float* gate_up_partials(unsigned char* smem, int h) {
-  return reinterpret_cast<float*>(smem + h * 2);
+  return reinterpret_cast<float*>(smem + (kDirect ? 0 : h * 2));
 }
 
 // The warp's share of [0, h) in 64-element chunks.
@@ -55,7 +56,7 @@ __device__ __forceinline__ unsigned short silu_mul_exact(float acc_u, float acc_
   return ptx::f32_to_bf16(ptx::mul_rn(s, ub));
 }
 
-template <int H, int I, int SI, int K, int W>
+template <int H, int I, int SI, int K, int W, int PIPE, bool DIRECT>
 __device__ __forceinline__ void gate_up_routed(const GateUpParams& p, int cta,
                                                unsigned char* smem) {
   constexpr int kTiles = I / kTileFeatures;
@@ -86,16 +87,21 @@ __device__ __forceinline__ void gate_up_routed(const GateUpParams& p, int cta,
   const unsigned long long pol = ptx::evict_first_policy();
   int first, last;
   warp_range(H, warp, W, first, last);
-  TileDot dot;
+  TileDot<PIPE> dot;
   dot.start(rows, first, last, t, pol);
 
-  ptx::U32x4* xs = reinterpret_cast<ptx::U32x4*>(smem);
-  stage_permuted(p.x + static_cast<long long>(pair / K) * H, H, xs);
-  __syncthreads();
   float c[4] = {0.f, 0.f, 0.f, 0.f};
-  dot.finish(rows, t, pol, SmemB{xs}, c);
+  const unsigned short* x = p.x + static_cast<long long>(pair / K) * H;
+  if constexpr (DIRECT) {
+    dot.finish(rows, t, pol, GlobalB{x}, c);
+  } else {
+    ptx::U32x4* xs = reinterpret_cast<ptx::U32x4*>(smem);
+    stage_permuted(x, H, xs);
+    __syncthreads();
+    dot.finish(rows, t, pol, SmemB{xs}, c);
+  }
 
-  float* part = gate_up_partials(smem, H);
+  float* part = gate_up_partials<DIRECT>(smem, H);
   store_partials(part, warp, g, t, c);
   __syncthreads();
   if (threadIdx.x < kTileFeatures) {
@@ -105,7 +111,7 @@ __device__ __forceinline__ void gate_up_routed(const GateUpParams& p, int cta,
   }
 }
 
-template <int H, int I, int SI, int K, int W>
+template <int H, int I, int SI, int K, int W, int PIPE, bool DIRECT>
 __device__ __forceinline__ void gate_up_shared(const GateUpParams& p, int sidx,
                                                unsigned char* smem) {
   constexpr int kTiles = SI / kTileFeatures;
@@ -122,7 +128,7 @@ __device__ __forceinline__ void gate_up_shared(const GateUpParams& p, int sidx,
   const unsigned long long pol = ptx::evict_first_policy();
   int first, last;
   warp_range(H, warp, W, first, last);
-  TileDot dot;
+  TileDot<PIPE> dot;
   dot.start(rows, first, last, t, pol);  // shared weights do not depend on earlier kernels
 
   ptx::griddep_wait();
@@ -132,7 +138,7 @@ __device__ __forceinline__ void gate_up_shared(const GateUpParams& p, int sidx,
   float c[4] = {0.f, 0.f, 0.f, 0.f};
   dot.finish(rows, t, pol, b, c);
 
-  float* part = gate_up_partials(smem, H);
+  float* part = gate_up_partials<DIRECT>(smem, H);
   store_partials(part, warp, g, t, c);
   __syncthreads();
   if (threadIdx.x < kTileFeatures * kMaxCols) {
@@ -146,15 +152,15 @@ __device__ __forceinline__ void gate_up_shared(const GateUpParams& p, int sidx,
   (void)kTiles;
 }
 
-template <int H, int I, int SI, int K, int W>
+template <int H, int I, int SI, int K, int W, int PIPE, bool DIRECT>
 __device__ __forceinline__ void gate_up(const GateUpParams& p) {
   static_assert(H % 64 == 0 && I % 64 == 0 && SI % 64 == 0, "SPEC: multiples of 64");
   extern __shared__ __align__(16) unsigned char smem[];
   const int routed = gate_up_routed_ctas(p.m, K, I);
   if (static_cast<int>(blockIdx.x) < routed) {
-    gate_up_routed<H, I, SI, K, W>(p, blockIdx.x, smem);
+    gate_up_routed<H, I, SI, K, W, PIPE, DIRECT>(p, blockIdx.x, smem);
   } else if constexpr (SI > 0) {
-    gate_up_shared<H, I, SI, K, W>(p, blockIdx.x - routed, smem);
+    gate_up_shared<H, I, SI, K, W, PIPE, DIRECT>(p, blockIdx.x - routed, smem);
   }
 }
 

@@ -57,10 +57,25 @@ struct ProbeParams {
   unsigned short* out_hi;       // [n, 8] bf16, decoded with the high scale byte
 };
 
-// Launch shapes: a function of the key only, used by the generator (template arguments,
-// __launch_bounds__) and by the launcher (block size, grid size, dynamic shared memory).
-MOEGEMV_HD constexpr int gate_up_warps(int h) { return h >= 4096 ? 4 : (h >= 1024 ? 4 : 2); }
-MOEGEMV_HD constexpr int down_warps(int h, int i, int si, int k) { return 8; }
+struct StreamReadParams {
+  const void* data;             // 16-byte aligned
+  unsigned long long n16;       // number of 16-byte words
+  unsigned int* sink;
+};
+
+// Kernel configuration: a function of the key (plus an optional tuning override), used by the
+// generator (template arguments, __launch_bounds__) and by the launcher (block, smem).
+struct KernelConfig {
+  int warps;       // warps per CTA, splitting K
+  int pipe;        // 128-element steps in flight per warp
+  int direct_b;    // 1: B (x / act) read from global per step; 0: staged in shared memory
+  int min_blocks;  // __launch_bounds__ minimum CTAs per SM (register budget)
+};
+
+MOEGEMV_HD constexpr KernelConfig default_gate_up_config(int h) { return {4, 4, 0, 1}; }
+MOEGEMV_HD constexpr KernelConfig default_down_config(int h, int i, int si, int k) {
+  return {8, 4, 0, 1};
+}
 
 MOEGEMV_HD constexpr int ceil_div(int a, int b) { return (a + b - 1) / b; }
 
@@ -70,14 +85,18 @@ MOEGEMV_HD constexpr int gate_up_routed_ctas(int m, int k, int i) { return m * k
 MOEGEMV_HD constexpr int gate_up_shared_ctas(int m, int si) {
   return si == 0 ? 0 : (si / kTileFeatures) * ceil_div(m, kMaxCols);
 }
-MOEGEMV_HD constexpr int gate_up_smem_bytes(int h, int warps) {
-  return h * 2 + warps * kTileRows * kMaxCols * 4;
+MOEGEMV_HD constexpr int gate_up_partials_bytes(int warps) { return warps * kTileRows * kMaxCols * 4; }
+MOEGEMV_HD constexpr int gate_up_smem_bytes(int h, KernelConfig c) {
+  return (c.direct_b ? 0 : h * 2) + gate_up_partials_bytes(c.warps);
 }
 
 // down_combine grid: one CTA per (16 output rows, token).
 MOEGEMV_HD constexpr int down_ctas(int m, int h) { return m * (h / kTileRows); }
-MOEGEMV_HD constexpr int down_smem_bytes(int i, int si, int k, int warps) {
-  return (k * i + si) * 2 + (k + 1) * warps * kTileRows * 4;
+MOEGEMV_HD constexpr int down_staging_bytes(int i, int si, int k, KernelConfig c) {
+  return c.direct_b ? 0 : (k * i + si) * 2;
+}
+MOEGEMV_HD constexpr int down_smem_bytes(int i, int si, int k, KernelConfig c) {
+  return down_staging_bytes(i, si, k, c) + (k + 1) * c.warps * kTileRows * 4;
 }
 // Largest dynamic shared memory a CTA may use on sm_90 (227 KiB).
 constexpr int kMaxSmemBytes = 227 * 1024;

@@ -45,6 +45,16 @@ __device__ __forceinline__ unsigned int ld_nc_u8(const void* ptr) {
   return v;
 }
 
+// Activations read per step after griddepcontrol.wait (the producer grid has completed): cached
+// in L1, where the CTA's other warps find them; not volatile, so the compiler may hoist them.
+__device__ __forceinline__ U32x4 ld_nc_v4(const void* ptr) {
+  U32x4 v;
+  asm("ld.global.nc.v4.u32 {%0, %1, %2, %3}, [%4];"
+      : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
+      : "l"(ptr));
+  return v;
+}
+
 // Plain (coherent) loads for data written by the previous kernel in the stream: after
 // griddepcontrol.wait the non-coherent path is also fine, but these are cheap and unambiguous.
 __device__ __forceinline__ U32x4 ld_v4(const void* ptr) {

@@ -13,8 +13,6 @@
 
 namespace moegemv {
 
-constexpr int kPipe = 4;  // 128-element steps kept in flight per warp
-
 struct TileRows {
   const unsigned char* w_lo;   // this lane's row g, element 0
   const unsigned char* w_hi;   // row g + 8
@@ -42,7 +40,7 @@ struct GlobalB {
   const unsigned short* row;  // nullptr: this lane's column is beyond M
   __device__ __forceinline__ ptx::U32x4 group(int g) const {
     if (row == nullptr) return ptx::U32x4{0, 0, 0, 0};
-    return permute_group(ptx::ld_v4(row + 8 * g));
+    return permute_group(ptx::ld_nc_v4(row + 8 * g));
   }
 };
 
@@ -116,9 +114,10 @@ __device__ __forceinline__ void tail_step(const TileRows& r, int e0, int t,
   word_mmas(c, lo_b, hi_b, s_lo, s_hi, b, g0 + 1);
 }
 
-// One warp's dot products over elements [e0, e1) (multiples of 64) of one tile. start() issues
-// the first kPipe steps' loads (it may run before griddepcontrol.wait: weights never depend on
+// One warp's dot products over elements [e0, e1) (multiples of 64) of one tile, kPipe 128-element
+// steps in flight. start() issues the first kPipe steps' loads (it may run before griddepcontrol.wait: weights never depend on
 // the previous kernel); finish() runs the pipelined loop and accumulates into c.
+template <int kPipe>
 struct TileDot {
   Step ring[kPipe];
   int e0, nfull;

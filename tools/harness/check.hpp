@@ -22,6 +22,7 @@ struct OpCheck {
   /// order makes there, in units of the SPEC bound. Diagnostics only: pass() ignores them.
   double worst_inverse_condition = 1.0;
   double ref_order_error_over_bound = 0.0;
+  std::string first_over_bound;  ///< got/ref and the exact (double) gate/up of the first one
   bool pass() const { return act.pass() && sact.pass() && out.pass(); }
   std::string summary() const;
 };

