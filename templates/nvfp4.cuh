@@ -19,15 +19,27 @@ namespace moegemv::nvfp4 {
 constexpr unsigned int kF32TwoPow119 = 0x7B000000u;  // 2^119 as fp32 bits
 constexpr float kAccUnscale = 128.0f;                // undoes the 2^-7 folded into S
 
-// Pair P (0..3) of the 8 nibbles of a little-endian u32: elements P (low half) and P + 4 (high
-// half), as raw bf16x2 (value * 2^-126). Pairing nibbles 16 bits apart lets one shift align both
-// halves; the x operand is permuted to match (stage_permuted).
-template <int P>
-__device__ __forceinline__ unsigned int e2m1_pair_raw(unsigned int q) {
-  // Move nibbles P and P+4 to the top of each 16-bit half: the sign is then already at bit 15/31
-  // and e1 e0 m at bits 12..14 need a shift right by 6 into bf16 bits 6..8.
-  const unsigned int r = q << (12 - 4 * P);
-  return (r & 0x80008000u) | ((r >> 6) & 0x01C001C0u);
+// The 8 nibbles of a little-endian u32 as 4 raw bf16x2 (value * 2^-126): pair P holds element P
+// (low half) and element P + 4 (high half). Pairing nibbles 16 bits apart lets one shift place
+// both halves; the x operand is permuted to match (permute_group).
+//
+// Per pair: the magnitude bits e1 e0 m are shifted to bf16 bits 6..8 / 22..24 (kMag), the sign
+// bits to 15 / 31. One LOP3 selects kMag bits from the magnitude word and the rest from a sign
+// word. The sign words hold only sign bits, and after their shift the unwanted ones land on bits
+// 7 / 23, which lie inside kMag and are therefore never selected: 13 integer ops per 8 weights.
+constexpr unsigned int kMag = 0x01C001C0u;
+
+__device__ __forceinline__ unsigned int select_mag(unsigned int mag, unsigned int sign) {
+  return ptx::select_bits<kMag>(mag, sign);
+}
+
+__device__ __forceinline__ void e2m1_word_raw(unsigned int q, unsigned int (&raw)[4]) {
+  const unsigned int odd = ptx::and_bits<0x80808080u>(q);   // signs of nibbles 1, 3, 5, 7
+  const unsigned int even = ptx::and_bits<0x08080808u>(q);  // signs of nibbles 0, 2, 4, 6
+  raw[0] = select_mag(q << 6, even << 12);    // nibbles 0, 4
+  raw[1] = select_mag(q << 2, odd << 8);      // nibbles 1, 5
+  raw[2] = select_mag(q >> 2, even << 4);     // nibbles 2, 6
+  raw[3] = select_mag(q >> 6, odd);           // nibbles 3, 7
 }
 
 // Two e4m3 scale bytes (low byte first) -> {S0, S0} and {S1, S1}, S = scale * 2^119, as bf16x2.
@@ -43,10 +55,13 @@ __device__ __forceinline__ void scale_pair_bf16x2(unsigned short two, unsigned i
   s1 = ptx::f32x2_to_bf16x2(f1, f1);
 }
 
-// Exact w * 2^-7 for elements P and P+4 of word q, given the broadcast scale {S, S}.
-template <int P>
-__device__ __forceinline__ unsigned int dequant_pair(unsigned int q, unsigned int s) {
-  return ptx::mul_bf16x2(e2m1_pair_raw<P>(q), s);
+// Exact w * 2^-7 of the 8 weights of word q, given the broadcast scale {S, S}: pair P holds
+// elements P and P + 4.
+__device__ __forceinline__ void dequant_word(unsigned int q, unsigned int s, unsigned int (&w)[4]) {
+  unsigned int raw[4];
+  e2m1_word_raw(q, raw);
+#pragma unroll
+  for (int p = 0; p < 4; ++p) w[p] = ptx::mul_bf16x2(raw[p], s);
 }
 
 // Offset of the 128x4-swizzled scale u32 holding k-blocks 4q..4q+3 of row m, minus q * 512

@@ -17,10 +17,9 @@ __device__ __forceinline__ void decode_probe(const unsigned int* words, const un
   unsigned int s0, s1;
   nvfp4::scale_pair_bf16x2(scales[i], s0, s1);
   const unsigned int q = words[i];
-  const unsigned int r[4] = {nvfp4::dequant_pair<0>(q, s0), nvfp4::dequant_pair<1>(q, s0),
-                             nvfp4::dequant_pair<2>(q, s0), nvfp4::dequant_pair<3>(q, s0)};
-  const unsigned int h[4] = {nvfp4::dequant_pair<0>(q, s1), nvfp4::dequant_pair<1>(q, s1),
-                             nvfp4::dequant_pair<2>(q, s1), nvfp4::dequant_pair<3>(q, s1)};
+  unsigned int r[4], h[4];
+  nvfp4::dequant_word(q, s0, r);
+  nvfp4::dequant_word(q, s1, h);
 #pragma unroll
   for (int p = 0; p < 4; ++p) {
     out[8 * i + 2 * p] = static_cast<unsigned short>(r[p] & 0xFFFFu);

@@ -98,6 +98,22 @@ __device__ __forceinline__ unsigned int mul_bf16x2(unsigned int a, unsigned int 
   return d;
 }
 
+// (a & c) | (b & ~c): one LOP3. In asm so the compiler keeps the operands we chose (it would
+// otherwise re-derive its own masks and spend an extra op per pair).
+template <unsigned int kMask>
+__device__ __forceinline__ unsigned int select_bits(unsigned int a, unsigned int b) {
+  unsigned int d;
+  asm("lop3.b32 %0, %1, %2, %3, 0xE4;" : "=r"(d) : "r"(a), "r"(b), "n"(kMask));
+  return d;
+}
+
+template <unsigned int kMask>
+__device__ __forceinline__ unsigned int and_bits(unsigned int a) {
+  unsigned int d;
+  asm("and.b32 %0, %1, %2;" : "=r"(d) : "r"(a), "n"(kMask));
+  return d;
+}
+
 __device__ __forceinline__ unsigned int prmt(unsigned int a, unsigned int b, unsigned int sel) {
   unsigned int d;
   asm("prmt.b32 %0, %1, %2, %3;" : "=r"(d) : "r"(a), "r"(b), "r"(sel));

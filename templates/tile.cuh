@@ -23,7 +23,7 @@ struct TileRows {
 // B operand staged in shared memory: 8-element groups stored as {x0,x4},{x1,x5},{x2,x6},{x3,x7}.
 struct SmemB {
   const ptx::U32x4* groups;
-  __device__ __forceinline__ ptx::U32x4 group(int g) const { return groups[g]; }
+  __device__ __forceinline__ ptx::U32x4 group(unsigned g) const { return groups[g]; }
 };
 
 // Same permutation applied on the fly to a bf16 row in global memory (null row = zero column).
@@ -38,7 +38,7 @@ __device__ __forceinline__ ptx::U32x4 permute_group(ptx::U32x4 v) {
 
 struct GlobalB {
   const unsigned short* row;  // nullptr: this lane's column is beyond M
-  __device__ __forceinline__ ptx::U32x4 group(int g) const {
+  __device__ __forceinline__ ptx::U32x4 group(unsigned g) const {
     if (row == nullptr) return ptx::U32x4{0, 0, 0, 0};
     return permute_group(ptx::ld_nc_v4(row + 8 * g));
   }
@@ -54,42 +54,53 @@ struct Step {
   unsigned short s_lo, s_hi;   // the two e4m3 scales (k-blocks 2t, 2t + 1) of each row
 };
 
-__device__ __forceinline__ void load_step(const TileRows& r, int e0, int t,
-                                          unsigned long long pol, Step& s) {
-  const int byte = e0 / 2 + 16 * t;
-  s.lo = ptx::ld_stream_v4(r.w_lo + byte, pol);
-  s.hi = ptx::ld_stream_v4(r.w_hi + byte, pol);
-  // k-blocks e0/16 + 2t and + 1 sit in u32 group e0/64 + t/2 at bytes (2t) % 4 and + 1.
-  const int off = (e0 / 64 + (t >> 1)) * 512 + (t & 1) * 2;
-  s.s_lo = ptx::ld_nc_u16(r.sf_lo + off);
-  s.s_hi = ptx::ld_nc_u16(r.sf_hi + off);
-}
+// Per-lane read positions of one 128-element step: weights advance 64 bytes per step, the
+// scale u16 of k-blocks 2t, 2t+1 (u32 group e0/64 + t/2, bytes (2t) % 4 and + 1) advances two
+// 512-byte atoms. Unrolled steps address these with immediate offsets.
+struct StepPtrs {
+  const unsigned char *w_lo, *w_hi, *s_lo, *s_hi;
 
-template <int P0>
-__device__ __forceinline__ void mma_word(float (&c)[4], unsigned int lo, unsigned int hi,
-                                         unsigned int s_lo, unsigned int s_hi, unsigned int b0,
-                                         unsigned int b1) {
-  ptx::mma_bf16(c, nvfp4::dequant_pair<P0>(lo, s_lo), nvfp4::dequant_pair<P0>(hi, s_hi),
-                nvfp4::dequant_pair<P0 + 1>(lo, s_lo), nvfp4::dequant_pair<P0 + 1>(hi, s_hi), b0,
-                b1);
-}
+  __device__ __forceinline__ StepPtrs(const TileRows& r, unsigned e0, unsigned t) {
+    const unsigned w = e0 / 2 + 16 * t;
+    const unsigned s = (e0 / 64 + (t >> 1)) * 512 + (t & 1) * 2;
+    w_lo = r.w_lo + w;
+    w_hi = r.w_hi + w;
+    s_lo = r.sf_lo + s;
+    s_hi = r.sf_hi + s;
+  }
+  __device__ __forceinline__ void load(int step, unsigned long long pol, Step& out) const {
+    out.lo = ptx::ld_stream_v4(w_lo + 64 * step, pol);
+    out.hi = ptx::ld_stream_v4(w_hi + 64 * step, pol);
+    out.s_lo = ptx::ld_nc_u16(s_lo + 1024 * step);
+    out.s_hi = ptx::ld_nc_u16(s_hi + 1024 * step);
+  }
+  __device__ __forceinline__ void advance(int steps) {
+    w_lo += 64 * steps;
+    w_hi += 64 * steps;
+    s_lo += 1024 * steps;
+    s_hi += 1024 * steps;
+  }
+};
 
 template <class B>
 __device__ __forceinline__ void word_mmas(float (&c)[4], unsigned int lo, unsigned int hi,
                                           unsigned int s_lo, unsigned int s_hi, const B& b,
-                                          int group) {
+                                          unsigned group) {
   const ptx::U32x4 x = b.group(group);
-  mma_word<0>(c, lo, hi, s_lo, s_hi, x.x, x.y);
-  mma_word<2>(c, lo, hi, s_lo, s_hi, x.z, x.w);
+  unsigned int a[4], h[4];
+  nvfp4::dequant_word(lo, s_lo, a);
+  nvfp4::dequant_word(hi, s_hi, h);
+  ptx::mma_bf16(c, a[0], h[0], a[1], h[1], x.x, x.y);
+  ptx::mma_bf16(c, a[2], h[2], a[3], h[3], x.z, x.w);
 }
 
+// g0: this lane's first B group of the step (e0 / 8 + 4t).
 template <class B>
-__device__ __forceinline__ void compute_step(const Step& s, int e0, int t, const B& b,
+__device__ __forceinline__ void compute_step(const Step& s, unsigned g0, const B& b,
                                              float (&c)[4]) {
   unsigned int lo0, lo1, hi0, hi1;
   nvfp4::scale_pair_bf16x2(s.s_lo, lo0, lo1);
   nvfp4::scale_pair_bf16x2(s.s_hi, hi0, hi1);
-  const int g0 = e0 / 8 + 4 * t;
   word_mmas(c, s.lo.x, s.hi.x, lo0, hi0, b, g0 + 0);
   word_mmas(c, s.lo.y, s.hi.y, lo0, hi0, b, g0 + 1);
   word_mmas(c, s.lo.z, s.hi.z, lo1, hi1, b, g0 + 2);
@@ -98,55 +109,65 @@ __device__ __forceinline__ void compute_step(const Step& s, int e0, int t, const
 
 // A trailing 64-element step: 8 bytes per row per lane at element 16t, one k-block (e0/16 + t).
 template <class B>
-__device__ __forceinline__ void tail_step(const TileRows& r, int e0, int t,
+__device__ __forceinline__ void tail_step(const TileRows& r, unsigned e0, unsigned t,
                                           unsigned long long pol, const B& b, float (&c)[4]) {
   unsigned int lo_a, lo_b, hi_a, hi_b;
-  const int byte = e0 / 2 + 8 * t;
+  const unsigned byte = e0 / 2 + 8 * t;
   ptx::ld_stream_v2(r.w_lo + byte, pol, lo_a, lo_b);
   ptx::ld_stream_v2(r.w_hi + byte, pol, hi_a, hi_b);
-  const int off = (e0 / 64) * 512 + t;
+  const unsigned off = (e0 / 64) * 512 + t;
   const unsigned short two =
       static_cast<unsigned short>(ptx::ld_nc_u8(r.sf_lo + off) | (ptx::ld_nc_u8(r.sf_hi + off) << 8));
   unsigned int s_lo, s_hi;
   nvfp4::scale_pair_bf16x2(two, s_lo, s_hi);
-  const int g0 = e0 / 8 + 2 * t;
+  const unsigned g0 = e0 / 8 + 2 * t;
   word_mmas(c, lo_a, hi_a, s_lo, s_hi, b, g0 + 0);
   word_mmas(c, lo_b, hi_b, s_lo, s_hi, b, g0 + 1);
 }
 
-// One warp's dot products over elements [e0, e1) (multiples of 64) of one tile, kPipe 128-element
-// steps in flight. start() issues the first kPipe steps' loads (it may run before griddepcontrol.wait: weights never depend on
-// the previous kernel); finish() runs the pipelined loop and accumulates into c.
+// One warp's dot products over elements [first, last) (multiples of 64) of one tile, kPipe
+// 128-element steps in flight. start() issues the first kPipe steps' loads (it may run before
+// griddepcontrol.wait: weights never depend on the previous kernel); finish() runs the
+// pipelined loop and accumulates into c. Each ring slot is consumed, then refilled with the
+// step kPipe ahead, so no registers are copied.
 template <int kPipe>
 struct TileDot {
   Step ring[kPipe];
-  int e0, nfull;
+  unsigned e0, t;
+  int nfull;
   bool tail;
 
-  __device__ __forceinline__ void start(const TileRows& r, int first, int last, int t,
+  __device__ __forceinline__ void start(const TileRows& r, int first, int last, int lane_t,
                                         unsigned long long pol) {
-    e0 = first;
+    e0 = static_cast<unsigned>(first);
+    t = static_cast<unsigned>(lane_t);
     nfull = (last - first) / 128;
     tail = ((last - first) % 128) != 0;
+    const StepPtrs ptrs(r, e0, t);
 #pragma unroll
     for (int i = 0; i < kPipe; ++i)
-      if (i < nfull) load_step(r, e0 + 128 * i, t, pol, ring[i]);
+      if (i < nfull) ptrs.load(i, pol, ring[i]);
   }
 
   template <class B>
-  __device__ __forceinline__ void finish(const TileRows& r, int t, unsigned long long pol,
+  __device__ __forceinline__ void finish(const TileRows& r, int lane_t, unsigned long long pol,
                                          const B& b, float (&c)[4]) {
-    for (int s = 0; s < nfull; s += kPipe) {
+    StepPtrs ptrs(r, e0, t);
+    unsigned g0 = e0 / 8 + 4 * t;
+    int s = 0;
+    for (; s + kPipe <= nfull; s += kPipe) {
 #pragma unroll
       for (int i = 0; i < kPipe; ++i) {
-        if (s + i < nfull) {
-          const Step cur = ring[i];
-          if (s + i + kPipe < nfull) load_step(r, e0 + 128 * (s + i + kPipe), t, pol, ring[i]);
-          compute_step(cur, e0 + 128 * (s + i), t, b, c);
-        }
+        compute_step(ring[i], g0 + 16 * i, b, c);
+        if (s + i + kPipe < nfull) ptrs.load(i + kPipe, pol, ring[i]);
       }
+      ptrs.advance(kPipe);
+      g0 += 16 * kPipe;
     }
-    if (tail) tail_step(r, e0 + 128 * nfull, t, pol, b, c);
+#pragma unroll
+    for (int i = 0; i < kPipe; ++i)
+      if (s + i < nfull) compute_step(ring[i], g0 + 16 * i, b, c);
+    if (tail) tail_step(r, e0 + 128 * static_cast<unsigned>(nfull), t, pol, b, c);
   }
 };
 
