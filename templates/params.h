@@ -72,9 +72,11 @@ struct KernelConfig {
   int min_blocks;  // __launch_bounds__ minimum CTAs per SM (register budget)
 };
 
-MOEGEMV_HD constexpr KernelConfig default_gate_up_config(int h) { return {4, 4, 0, 1}; }
+// Measured on the H200 (docs/PERF.md, variants n0-n5): gate_up wants many small CTAs resident
+// (2 steps in flight, 6 CTAs/SM); down_combine 4 warps reading act directly, 4 CTAs/SM.
+MOEGEMV_HD constexpr KernelConfig default_gate_up_config(int h) { return {4, 2, 0, 6}; }
 MOEGEMV_HD constexpr KernelConfig default_down_config(int h, int i, int si, int k) {
-  return {8, 4, 0, 1};
+  return {4, 4, 1, 4};
 }
 
 MOEGEMV_HD constexpr int ceil_div(int a, int b) { return (a + b - 1) / b; }
