@@ -26,10 +26,16 @@ std::vector<float> to_float(std::span<const uint16_t> bf16) {
   return out;
 }
 
-float dot(const float* a, const float* w, int n) {
-  float acc = 0.0f;
-  for (int k = 0; k < n; ++k) acc += a[k] * w[k];
-  return acc;
+// SPEC order: one sequential fp32 sum. blocks > 1 (a control only, never the reference) sums
+// `blocks` contiguous parts separately and then adds the parts in order.
+float dot(const float* a, const float* w, int n, int blocks = 1) {
+  float total = 0.0f;
+  for (int b = 0; b < blocks; ++b) {
+    float acc = 0.0f;
+    for (int k = n * b / blocks; k < n * (b + 1) / blocks; ++k) acc += a[k] * w[k];
+    total = b == 0 ? acc : total + acc;
+  }
+  return total;
 }
 
 }  // namespace
@@ -45,7 +51,7 @@ float routed_silu_mul(float u, float g) {
 }
 
 GateUpRef gate_up_ref(std::span<const uint16_t> x, std::span<const int32_t> ids, int K,
-                      const RoutedLayout& routed, const SharedLayout& shared) {
+                      const RoutedLayout& routed, const SharedLayout& shared, int sum_blocks) {
   const ProblemDims d = check_gate_up_args(x.size(), ids, K, routed, shared);
   const std::vector<float> xf = to_float(x);
   GateUpRef out;
@@ -64,8 +70,8 @@ GateUpRef gate_up_ref(std::span<const uint16_t> x, std::span<const int32_t> ids,
       decode_w1_row(routed, e, false, i, wu);
       decode_w1_row(routed, e, true, i, wg);
       const float* xt = xf.data() + static_cast<std::size_t>(p / K) * d.H;
-      const float u = dot(xt, wu.data(), d.H) * routed.alpha[e];
-      const float g = dot(xt, wg.data(), d.H) * routed.alpha[e];
+      const float u = dot(xt, wu.data(), d.H, sum_blocks) * routed.alpha[e];
+      const float g = dot(xt, wg.data(), d.H, sum_blocks) * routed.alpha[e];
       const float v = routed_silu_mul(u, g);
       out.act[item] = float_to_bf16_bits(v);
       out.act_scale[item] = std::fabs(v);
@@ -80,8 +86,8 @@ GateUpRef gate_up_ref(std::span<const uint16_t> x, std::span<const int32_t> ids,
       decode_wsh_row(shared, false, static_cast<int>(i), wu);
       for (int t = 0; t < d.M; ++t) {
         const float* xt = xf.data() + static_cast<std::size_t>(t) * d.H;
-        const float gb = round_bf16(dot(xt, wg.data(), d.H) * shared.gssh);
-        const float ub = round_bf16(dot(xt, wu.data(), d.H) * shared.gssh);
+        const float gb = round_bf16(dot(xt, wg.data(), d.H, sum_blocks) * shared.gssh);
+        const float ub = round_bf16(dot(xt, wu.data(), d.H, sum_blocks) * shared.gssh);
         const float s = round_bf16(gb / (1.0f + std::exp(-gb)));
         const float v = s * ub;
         const std::size_t o = static_cast<std::size_t>(t) * d.SI + i;

@@ -37,8 +37,10 @@ struct GateUpRef {
 /// ArgumentError("ids"). `shared` with SI == 0 (e.g. SharedLayout{}) means no shared expert.
 /// Sums run over k ascending in fp32; products are exact (bf16 x 6-bit weights), so FP
 /// contraction could not change them either.
+/// `sum_blocks` is 1 for the SPEC reference. Values > 1 are a control for the GPU check: the same
+/// fp32 arithmetic with the K sum split into that many parts, i.e. another valid summation order.
 GateUpRef gate_up_ref(std::span<const uint16_t> x, std::span<const int32_t> ids, int K,
-                      const RoutedLayout& routed, const SharedLayout& shared);
+                      const RoutedLayout& routed, const SharedLayout& shared, int sum_blocks = 1);
 
 struct GateUpIdeal {
   std::vector<double> act;   ///< [P, I] u * silu(g), no rounding

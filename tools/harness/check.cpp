@@ -131,6 +131,23 @@ OpCheck check_ops(const nvfp4::SyntheticLayer& host, const DeviceLayer& device, 
   return r;
 }
 
+SimpleCheck control_summation_order(const nvfp4::SyntheticLayer& host, int m, int blocks,
+                                    std::uint64_t seed) {
+  const auto& sh = host.shape;
+  auto in = nvfp4::make_inputs(sh, m, seed);
+  auto seq = nvfp4::gate_up_ref(in.x, in.ids, sh.K, host.routed, host.shared);
+  auto split = nvfp4::gate_up_ref(in.x, in.ids, sh.K, host.routed, host.shared, blocks);
+  auto act = nvfp4::compare_bf16(split.act, seq.act, seq.act_scale);
+  auto sact = nvfp4::compare_bf16(split.sact, seq.sact, seq.sact_scale);
+  SimpleCheck r;
+  r.pass = act.pass() && sact.pass();
+  r.summary = fmt::format(
+      "control (CPU only, {}:{}:{}:{} M={}): reference summed in {} blocks vs sequential: act {} | "
+      "sact {}",
+      sh.H, sh.I, sh.SI, sh.K, m, blocks, act.summary(), sact.summary());
+  return r;
+}
+
 SimpleCheck check_decode_exhaustive(CUstream stream) {
   const std::string arch = detail::current_arch();
   auto compiled = jit::compile(jit::probe_source(arch), "decode_probe", arch,
