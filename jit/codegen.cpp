@@ -102,7 +102,9 @@ int smem_bytes(const Key& key) {
     throw ArgumentError(
         "key " + key.str(),
         fmt::format("a shape whose activations fit in shared memory ({} bytes)", kMaxSmemBytes),
-        fmt::format("{} bytes ((K*I + SI) * 2 for down_combine, H * 2 for gate_up)", bytes));
+        fmt::format("{} bytes (activations staged in shared memory: H * 2 for gate_up, "
+                    "(K*I + SI) * 2 for a staged down_combine, plus partial sums)",
+                    bytes));
   return bytes;
 }
 

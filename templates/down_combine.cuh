@@ -101,7 +101,7 @@ __device__ __forceinline__ void down_combine(const DownParams& p) {
   while (item < it.count() && base + it.chunks(item) <= c_first) base += it.chunks(item++);
 
   const unsigned long long pol = ptx::evict_first_policy();
-  TileDot<PIPE> dot;
+  TileDot<PIPE, BSource<DIRECT>> dot;
   auto seg_first = [&] { return 64 * ((c_first > base ? c_first : base) - base); };
   auto seg_last = [&] {
     const int end = base + it.chunks(item);

@@ -87,7 +87,7 @@ __device__ __forceinline__ void gate_up_routed(const GateUpParams& p, int cta,
   const unsigned long long pol = ptx::evict_first_policy();
   int first, last;
   warp_range(H, warp, W, first, last);
-  TileDot<PIPE> dot;
+  TileDot<PIPE, BSource<DIRECT>> dot;
   dot.start(rows, first, last, t, pol);
 
   float c[4] = {0.f, 0.f, 0.f, 0.f};
@@ -128,7 +128,7 @@ __device__ __forceinline__ void gate_up_shared(const GateUpParams& p, int sidx,
   const unsigned long long pol = ptx::evict_first_policy();
   int first, last;
   warp_range(H, warp, W, first, last);
-  TileDot<PIPE> dot;
+  TileDot<PIPE, GlobalB> dot;
   dot.start(rows, first, last, t, pol);  // shared weights do not depend on earlier kernels
 
   ptx::griddep_wait();

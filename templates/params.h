@@ -73,10 +73,10 @@ struct KernelConfig {
 };
 
 // Measured on the H200 (docs/PERF.md, variants n0-n5): gate_up wants many small CTAs resident
-// (2 steps in flight, 6 CTAs/SM); down_combine 4 warps reading act directly, 4 CTAs/SM.
-MOEGEMV_HD constexpr KernelConfig default_gate_up_config(int h) { return {4, 2, 0, 6}; }
+// (2 steps in flight, 5 CTAs/SM); down_combine 4 warps reading act directly (2 steps in flight), 4 CTAs/SM.
+MOEGEMV_HD constexpr KernelConfig default_gate_up_config(int h) { return {4, 2, 0, 5}; }
 MOEGEMV_HD constexpr KernelConfig default_down_config(int h, int i, int si, int k) {
-  return {4, 4, 1, 4};
+  return {4, 2, 1, 4};
 }
 
 MOEGEMV_HD constexpr int ceil_div(int a, int b) { return (a + b - 1) / b; }

@@ -21,9 +21,15 @@ struct TileRows {
 };
 
 // B operand staged in shared memory: 8-element groups stored as {x0,x4},{x1,x5},{x2,x6},{x3,x7}.
+// A B source provides a per-step Cache filled by fetch() when the step's weights are loaded
+// (so global B loads ride in the same pipeline) and read by group().
 struct SmemB {
   const ptx::U32x4* groups;
-  __device__ __forceinline__ ptx::U32x4 group(unsigned g) const { return groups[g]; }
+  struct Cache {};
+  __device__ __forceinline__ void fetch(unsigned, unsigned, Cache&) const {}
+  __device__ __forceinline__ ptx::U32x4 group(const Cache&, unsigned g0, unsigned w) const {
+    return groups[g0 + w];
+  }
 };
 
 // Same permutation applied on the fly to a bf16 row in global memory (null row = zero column).
@@ -38,20 +44,42 @@ __device__ __forceinline__ ptx::U32x4 permute_group(ptx::U32x4 v) {
 
 struct GlobalB {
   const unsigned short* row;  // nullptr: this lane's column is beyond M
-  __device__ __forceinline__ ptx::U32x4 group(unsigned g) const {
-    if (row == nullptr) return ptx::U32x4{0, 0, 0, 0};
-    return permute_group(ptx::ld_nc_v4(row + 8 * g));
+  struct Cache {
+    ptx::U32x4 raw[4];
+  };
+  // n: groups to fetch (4 for a full step, 2 for a tail step).
+  __device__ __forceinline__ void fetch(unsigned g0, unsigned n, Cache& c) const {
+#pragma unroll
+    for (unsigned w = 0; w < 4; ++w)
+      c.raw[w] = (row != nullptr && w < n) ? ptx::ld_nc_v4(row + 8 * (g0 + w)) : ptx::U32x4{0, 0, 0, 0};
+  }
+  __device__ __forceinline__ ptx::U32x4 group(const Cache& c, unsigned, unsigned w) const {
+    return permute_group(c.raw[w]);
   }
 };
+
+template <bool kDirect>
+struct PickB {
+  using type = SmemB;
+};
+template <>
+struct PickB<true> {
+  using type = GlobalB;
+};
+// The B source of a kernel config: read per step from global memory, or staged in shared memory.
+template <bool kDirect>
+using BSource = typename PickB<kDirect>::type;
 
 // Copies n bf16 (n % 8 == 0) into shared memory in the SmemB permutation, all threads of the CTA.
 __device__ __forceinline__ void stage_permuted(const unsigned short* src, int n, ptx::U32x4* dst) {
   for (int g = threadIdx.x; g < n / 8; g += blockDim.x) dst[g] = permute_group(ptx::ld_v4(src + 8 * g));
 }
 
+template <class B>
 struct Step {
   ptx::U32x4 lo, hi;           // 32 elements of rows g and g + 8
   unsigned short s_lo, s_hi;   // the two e4m3 scales (k-blocks 2t, 2t + 1) of each row
+  typename B::Cache b;         // the step's B operand when it comes from global memory
 };
 
 // Per-lane read positions of one 128-element step: weights advance 64 bytes per step, the
@@ -68,7 +96,8 @@ struct StepPtrs {
     s_lo = r.sf_lo + s;
     s_hi = r.sf_hi + s;
   }
-  __device__ __forceinline__ void load(int step, unsigned long long pol, Step& out) const {
+  template <class S>
+  __device__ __forceinline__ void load(int step, unsigned long long pol, S& out) const {
     out.lo = ptx::ld_stream_v4(w_lo + 64 * step, pol);
     out.hi = ptx::ld_stream_v4(w_hi + 64 * step, pol);
     out.s_lo = ptx::ld_nc_u16(s_lo + 1024 * step);
@@ -85,8 +114,8 @@ struct StepPtrs {
 template <class B>
 __device__ __forceinline__ void word_mmas(float (&c)[4], unsigned int lo, unsigned int hi,
                                           unsigned int s_lo, unsigned int s_hi, const B& b,
-                                          unsigned group) {
-  const ptx::U32x4 x = b.group(group);
+                                          const typename B::Cache& cache, unsigned g0, unsigned w) {
+  const ptx::U32x4 x = b.group(cache, g0, w);
   unsigned int a[4], h[4];
   nvfp4::dequant_word(lo, s_lo, a);
   nvfp4::dequant_word(hi, s_hi, h);
@@ -96,15 +125,15 @@ __device__ __forceinline__ void word_mmas(float (&c)[4], unsigned int lo, unsign
 
 // g0: this lane's first B group of the step (e0 / 8 + 4t).
 template <class B>
-__device__ __forceinline__ void compute_step(const Step& s, unsigned g0, const B& b,
+__device__ __forceinline__ void compute_step(const Step<B>& s, unsigned g0, const B& b,
                                              float (&c)[4]) {
   unsigned int lo0, lo1, hi0, hi1;
   nvfp4::scale_pair_bf16x2(s.s_lo, lo0, lo1);
   nvfp4::scale_pair_bf16x2(s.s_hi, hi0, hi1);
-  word_mmas(c, s.lo.x, s.hi.x, lo0, hi0, b, g0 + 0);
-  word_mmas(c, s.lo.y, s.hi.y, lo0, hi0, b, g0 + 1);
-  word_mmas(c, s.lo.z, s.hi.z, lo1, hi1, b, g0 + 2);
-  word_mmas(c, s.lo.w, s.hi.w, lo1, hi1, b, g0 + 3);
+  word_mmas(c, s.lo.x, s.hi.x, lo0, hi0, b, s.b, g0, 0);
+  word_mmas(c, s.lo.y, s.hi.y, lo0, hi0, b, s.b, g0, 1);
+  word_mmas(c, s.lo.z, s.hi.z, lo1, hi1, b, s.b, g0, 2);
+  word_mmas(c, s.lo.w, s.hi.w, lo1, hi1, b, s.b, g0, 3);
 }
 
 // A trailing 64-element step: 8 bytes per row per lane at element 16t, one k-block (e0/16 + t).
@@ -121,8 +150,10 @@ __device__ __forceinline__ void tail_step(const TileRows& r, unsigned e0, unsign
   unsigned int s_lo, s_hi;
   nvfp4::scale_pair_bf16x2(two, s_lo, s_hi);
   const unsigned g0 = e0 / 8 + 2 * t;
-  word_mmas(c, lo_a, hi_a, s_lo, s_hi, b, g0 + 0);
-  word_mmas(c, lo_b, hi_b, s_lo, s_hi, b, g0 + 1);
+  typename B::Cache cache;
+  b.fetch(g0, 2, cache);
+  word_mmas(c, lo_a, hi_a, s_lo, s_hi, b, cache, g0, 0);
+  word_mmas(c, lo_b, hi_b, s_lo, s_hi, b, cache, g0, 1);
 }
 
 // One warp's dot products over elements [first, last) (multiples of 64) of one tile, kPipe
@@ -130,13 +161,14 @@ __device__ __forceinline__ void tail_step(const TileRows& r, unsigned e0, unsign
 // griddepcontrol.wait: weights never depend on the previous kernel); finish() runs the
 // pipelined loop and accumulates into c. Each ring slot is consumed, then refilled with the
 // step kPipe ahead, so no registers are copied.
-template <int kPipe>
+template <int kPipe, class B>
 struct TileDot {
-  Step ring[kPipe];
+  Step<B> ring[kPipe];
   unsigned e0, t;
   int nfull;
   bool tail;
 
+  // Weights only: may run before griddepcontrol.wait.
   __device__ __forceinline__ void start(const TileRows& r, int first, int last, int lane_t,
                                         unsigned long long pol) {
     e0 = static_cast<unsigned>(first);
@@ -149,17 +181,23 @@ struct TileDot {
       if (i < nfull) ptrs.load(i, pol, ring[i]);
   }
 
-  template <class B>
   __device__ __forceinline__ void finish(const TileRows& r, int lane_t, unsigned long long pol,
                                          const B& b, float (&c)[4]) {
     StepPtrs ptrs(r, e0, t);
     unsigned g0 = e0 / 8 + 4 * t;
+    // B of the steps start() loaded (it could not: B may be the previous kernel's output).
+#pragma unroll
+    for (int i = 0; i < kPipe; ++i)
+      if (i < nfull) b.fetch(g0 + 16 * i, 4, ring[i].b);
     int s = 0;
     for (; s + kPipe <= nfull; s += kPipe) {
 #pragma unroll
       for (int i = 0; i < kPipe; ++i) {
         compute_step(ring[i], g0 + 16 * i, b, c);
-        if (s + i + kPipe < nfull) ptrs.load(i + kPipe, pol, ring[i]);
+        if (s + i + kPipe < nfull) {
+          ptrs.load(i + kPipe, pol, ring[i]);
+          b.fetch(g0 + 16 * (i + kPipe), 4, ring[i].b);
+        }
       }
       ptrs.advance(kPipe);
       g0 += 16 * kPipe;

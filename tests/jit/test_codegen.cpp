@@ -37,7 +37,7 @@ TEST_CASE("templates are embedded and hashed", "[codegen]") {
 TEST_CASE("codegen rejects bad arch and oversize keys", "[codegen]") {
   CHECK_THROWS_AS(jit::generate_source(Key{Kind::kGateUp, 7168, 2048, 2048, 8}, "sm_80"),
                   ArgumentError);
-  // K * I activations do not fit in shared memory.
-  CHECK_THROWS_WITH(jit::generate_source(Key{Kind::kDownCombine, 7168, 8192, 0, 32}, "sm_90"),
+  // gate_up stages x (H * 2 bytes) in shared memory: H = 119808 does not fit.
+  CHECK_THROWS_WITH(jit::generate_source(Key{Kind::kGateUp, 119808, 64, 0, 1}, "sm_90"),
                     Catch::Contains("shared memory"));
 }
