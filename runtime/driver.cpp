@@ -234,8 +234,13 @@ void throw_cuda_error(CUresult result, const char* call) {
 void log_failure(CUresult result, const char* call) noexcept {
   if (result == CUDA_SUCCESS) return;
   try {
-    const auto level =
-        result == CUDA_ERROR_DEINITIALIZED ? spdlog::level::debug : spdlog::level::warn;
+    // At process exit the driver may be torn down, or a module's context already destroyed (its
+    // modules went with it): nothing leaked, so not worth a warning.
+    const bool gone = result == CUDA_ERROR_DEINITIALIZED ||
+                      result == CUDA_ERROR_CONTEXT_IS_DESTROYED ||
+                      (result == CUDA_ERROR_INVALID_HANDLE &&
+                       std::string_view(call).find("cuModuleUnload") != std::string_view::npos);
+    const auto level = gone ? spdlog::level::debug : spdlog::level::warn;
     spdlog::log(level, "{} failed: {} ({})", call, error_name(result), static_cast<int>(result));
   } catch (...) {
     // Logging must never turn a destructor into std::terminate.

@@ -68,7 +68,7 @@ __device__ __forceinline__ void prefetch_tile(const DownParams& p, const DownIte
   }
 }
 
-template <int H, int I, int SI, int K, int W, int PIPE, bool DIRECT>
+template <int H, int I, int SI, int K, int W, int PIPE, bool DIRECT, bool L2>
 __device__ __forceinline__ void down_combine(const DownParams& p) {
   static_assert(H % 64 == 0 && I % 64 == 0 && SI % 64 == 0, "SPEC: multiples of 64");
   extern __shared__ __align__(16) unsigned char smem[];
@@ -90,7 +90,7 @@ __device__ __forceinline__ void down_combine(const DownParams& p) {
       ++it.routed;
     }
   }
-  prefetch_tile(p, it, n0);
+  if constexpr (L2) prefetch_tile(p, it, n0);
 
   // This warp's chunk range over the concatenated items.
   int total = 0;

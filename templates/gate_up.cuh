@@ -152,7 +152,7 @@ __device__ __forceinline__ void gate_up_shared(const GateUpParams& p, int sidx,
   (void)kTiles;
 }
 
-template <int H, int I, int SI, int K, int W, int PIPE, bool DIRECT>
+template <int H, int I, int SI, int K, int W, int PIPE, bool DIRECT, bool L2>
 __device__ __forceinline__ void gate_up(const GateUpParams& p) {
   static_assert(H % 64 == 0 && I % 64 == 0 && SI % 64 == 0, "SPEC: multiples of 64");
   extern __shared__ __align__(16) unsigned char smem[];

@@ -70,13 +70,14 @@ struct KernelConfig {
   int pipe;        // 128-element steps in flight per warp
   int direct_b;    // 1: B (x / act) read from global per step; 0: staged in shared memory
   int min_blocks;  // __launch_bounds__ minimum CTAs per SM (register budget)
+  int l2_prefetch; // down_combine: bulk-prefetch the CTA's weights into L2 before the PDL wait
 };
 
 // Measured on the H200 (docs/PERF.md, variants n0-n5): gate_up wants many small CTAs resident
 // (2 steps in flight, 5 CTAs/SM); down_combine 4 warps reading act directly (2 steps in flight), 4 CTAs/SM.
-MOEGEMV_HD constexpr KernelConfig default_gate_up_config(int h) { return {4, 2, 0, 5}; }
+MOEGEMV_HD constexpr KernelConfig default_gate_up_config(int h) { return {4, 2, 0, 5, 0}; }
 MOEGEMV_HD constexpr KernelConfig default_down_config(int h, int i, int si, int k) {
-  return {4, 2, 1, 4};
+  return {4, 2, 1, 4, 1};
 }
 
 MOEGEMV_HD constexpr int ceil_div(int a, int b) { return (a + b - 1) / b; }
