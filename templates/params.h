@@ -74,10 +74,11 @@ struct KernelConfig {
 };
 
 // Measured on the H200 (docs/PERF.md, variants n0-n5): gate_up wants many small CTAs resident
-// (2 steps in flight, 5 CTAs/SM); down_combine 4 warps reading act directly (2 steps in flight), 4 CTAs/SM.
+// (2 steps in flight, 5 CTAs/SM); down_combine 4 warps reading act directly (2 steps in flight),
+// 4 CTAs/SM, and no bulk L2 prefetch of all its weights (74 MB > 60 MB L2 at M=1: it thrashed).
 MOEGEMV_HD constexpr KernelConfig default_gate_up_config(int h) { return {4, 2, 0, 5, 0}; }
 MOEGEMV_HD constexpr KernelConfig default_down_config(int h, int i, int si, int k) {
-  return {4, 2, 1, 4, 1};
+  return {4, 2, 1, 4, 0};
 }
 
 MOEGEMV_HD constexpr int ceil_div(int a, int b) { return (a + b - 1) / b; }
