@@ -8,6 +8,7 @@
 #include "runtime/device.hpp"
 #include "runtime/memory.hpp"
 #include "tools/harness/check.hpp"
+#include "tools/harness/shard_check.hpp"
 
 using namespace moegemv;
 
@@ -76,4 +77,19 @@ TEST_CASE("a compile during graph capture is refused with the key named", "[gpu]
   auto r = harness::check_capture_refuses_compile(gpu().stream.get());
   INFO(r.summary);
   CHECK(r.pass);
+}
+
+TEST_CASE("TP and EP shards run in turn on one GPU sum to the unsharded block", "[gpu]") {
+  MOEGEMV_REQUIRE_GPU();
+  gpu().context.make_current();
+  nvfp4::ModelShape shape{2048, 1024, 1024, 8, 16};
+  auto host = nvfp4::make_layer_fast(shape, harness::fresh_seed());
+  for (const char* mode : {"tp", "ep"}) {
+    for (int ranks : {2, 4, 8}) {
+      auto r = harness::check_sharded(host, mode, ranks, 4, harness::fresh_seed(), true,
+                                      gpu().stream.get());
+      INFO(r.summary);
+      CHECK(r.pass());
+    }
+  }
 }
