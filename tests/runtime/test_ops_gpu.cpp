@@ -16,8 +16,8 @@ namespace {
 
 struct Gpu {
   driver::PrimaryContext context{0};
+  bool current = (context.make_current(), true);  // before the stream: it needs a context
   driver::Stream stream;
-  Gpu() { context.make_current(); }
 };
 
 Gpu& gpu() {
