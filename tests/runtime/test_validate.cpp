@@ -1,0 +1,143 @@
+// Argument validation of the public API and the C ABI: runs before anything touches the driver,
+// so it is tested on machines without a GPU.
+#include <catch2/catch.hpp>
+
+#include <cstring>
+#include <string>
+
+#include "moegemv/moegemv.h"
+#include "moegemv/moegemv.hpp"
+
+using namespace moegemv;
+
+namespace {
+
+// Fake, well-aligned device addresses: validation never dereferences them.
+constexpr CUdeviceptr kBase = 0x7f0000000000ull;
+CUdeviceptr addr(int n) { return kBase + static_cast<CUdeviceptr>(n) * (1ull << 32); }
+
+// DeepSeek-like small shape: H=256, I=128, SI=128, K=4, E=8, M=3.
+GateUpArgs good_gate_up() {
+  GateUpArgs a;
+  a.x = Tensor(addr(1), DType::kBF16, {3, 256});
+  a.ids = Tensor(addr(2), DType::kI32, {3, 4});
+  a.w1 = Tensor(addr(3), DType::kU8, {8, 256, 128});
+  a.w1_sf = Tensor(addr(4), DType::kE4M3, {8 * 256 * 16});
+  a.alpha = Tensor(addr(5), DType::kF32, {8});
+  a.act = Tensor(addr(6), DType::kBF16, {12, 128});
+  a.wsh = Tensor(addr(7), DType::kU8, {256, 128});
+  a.ssh = Tensor(addr(8), DType::kU8, {256 * 16});
+  a.gssh = Tensor(addr(9), DType::kF32, {1});
+  a.sact = Tensor(addr(10), DType::kBF16, {3, 128});
+  return a;
+}
+
+DownCombineArgs good_down() {
+  DownCombineArgs a;
+  a.act = Tensor(addr(1), DType::kBF16, {12, 128});
+  a.ids = Tensor(addr(2), DType::kI32, {3, 4});
+  a.tw = Tensor(addr(3), DType::kF32, {3, 4});
+  a.w2 = Tensor(addr(4), DType::kU8, {8, 256, 64});
+  a.w2_sf = Tensor(addr(5), DType::kU8, {8 * 256 * 8});
+  a.alpha2 = Tensor(addr(6), DType::kF32, {8});
+  a.sact = Tensor(addr(7), DType::kBF16, {3, 128});
+  a.wsd = Tensor(addr(8), DType::kU8, {256, 64});
+  a.ssd = Tensor(addr(9), DType::kU8, {256 * 8});
+  a.gssd = Tensor(addr(10), DType::kF32, {1});
+  a.out = Tensor(addr(11), DType::kBF16, {3, 256});
+  return a;
+}
+
+std::string error_of(const GateUpArgs& a) {
+  try {
+    gate_up_key(a);
+  } catch (const ArgumentError& e) {
+    return e.argument + " | " + e.what();
+  }
+  return "no error";
+}
+
+std::string error_of(const DownCombineArgs& a) {
+  try {
+    down_combine_key(a);
+  } catch (const ArgumentError& e) {
+    return e.argument + " | " + e.what();
+  }
+  return "no error";
+}
+
+}  // namespace
+
+TEST_CASE("valid arguments give the key", "[key][api]") {
+  CHECK(gate_up_key(good_gate_up()).str() == "gate_up:256:128:128:4");
+  CHECK(down_combine_key(good_down()).str() == "down_combine:256:128:128:4");
+  auto a = good_gate_up();
+  a.wsh = a.ssh = a.gssh = a.sact = Tensor();  // no shared expert
+  CHECK(gate_up_key(a).str() == "gate_up:256:128:0:4");
+}
+
+TEST_CASE("gate_up validation names the bad argument", "[key][api]") {
+  auto a = good_gate_up();
+  a.x.dtype = DType::kF32;
+  CHECK_THAT(error_of(a), Catch::StartsWith("x |"));
+  a = good_gate_up();
+  a.ids = Tensor(addr(2), DType::kI32, {2, 4});
+  CHECK_THAT(error_of(a), Catch::StartsWith("ids |") && Catch::Contains("[M, K]"));
+  a = good_gate_up();
+  a.w1 = Tensor(addr(3), DType::kU8, {8, 256, 64});
+  CHECK_THAT(error_of(a), Catch::StartsWith("w1 |"));
+  a = good_gate_up();
+  a.w1_sf = Tensor(addr(4), DType::kU8, {100});
+  CHECK_THAT(error_of(a), Catch::StartsWith("w1_sf |") && Catch::Contains("roundup"));
+  a = good_gate_up();
+  a.act = Tensor(addr(6) + 2, DType::kBF16, {12, 128});
+  CHECK_THAT(error_of(a), Catch::StartsWith("act |") && Catch::Contains("aligned to 16"));
+  a = good_gate_up();
+  a.alpha = Tensor(addr(5), DType::kF32, {7});
+  CHECK_THAT(error_of(a), Catch::StartsWith("alpha |"));
+  a = good_gate_up();
+  a.sact = Tensor(addr(10), DType::kBF16, {3, 64});
+  CHECK_THAT(error_of(a), Catch::StartsWith("sact |"));
+  a = good_gate_up();
+  a.w1 = Tensor(addr(3), DType::kU8, {8, 200, 128});  // I = 100
+  CHECK_THAT(error_of(a), Catch::Contains("I of key"));
+  a = good_gate_up();
+  a.wsh = Tensor();
+  CHECK_THAT(error_of(a), Catch::StartsWith("ssh |") && Catch::Contains("SI = 0"));
+}
+
+TEST_CASE("down_combine validation names the bad argument", "[key][api]") {
+  auto a = good_down();
+  a.tw = Tensor(addr(3), DType::kBF16, {3, 4});
+  CHECK_THAT(error_of(a), Catch::StartsWith("tw |"));
+  a = good_down();
+  a.out = Tensor(addr(11), DType::kBF16, {3, 128});
+  CHECK_THAT(error_of(a), Catch::StartsWith("out |"));
+  a = good_down();
+  a.act = Tensor(addr(1), DType::kBF16, {12, 64});
+  CHECK_THAT(error_of(a), Catch::StartsWith("act |"));
+  a = good_down();
+  a.ssd = Tensor(addr(9), DType::kU8, {17});
+  CHECK_THAT(error_of(a), Catch::StartsWith("ssd |"));
+  a = good_down();
+  a.ids = Tensor(addr(2), DType::kI32, {3, 40});
+  CHECK_THAT(error_of(a), Catch::Contains("K of key"));
+}
+
+TEST_CASE("the C ABI returns status codes and the last error", "[key][api]") {
+  CHECK(std::string(moegemv_version()) == "0.1.0");
+  CHECK(moegemv_gate_up(nullptr, nullptr, 1) == MOEGEMV_ERROR_ARGUMENT);
+  CHECK_THAT(std::string(moegemv_last_error()), Catch::Contains("args"));
+  moegemv_gate_up_args args;
+  std::memset(&args, 0, sizeof(args));
+  args.x.rank = 7;
+  CHECK(moegemv_gate_up(&args, nullptr, 1) == MOEGEMV_ERROR_ARGUMENT);
+  CHECK_THAT(std::string(moegemv_last_error()), Catch::Contains("'x'"));
+  CHECK(moegemv_prepare("gate_up:100:64:0:1") == MOEGEMV_ERROR_ARGUMENT);
+  CHECK_THAT(std::string(moegemv_last_error()), Catch::Contains("H of key"));
+  CHECK(moegemv_prepare(nullptr) == MOEGEMV_ERROR_ARGUMENT);
+  moegemv_down_combine_args down;
+  std::memset(&down, 0, sizeof(down));
+  CHECK(moegemv_down_combine(&down, nullptr, 0) == MOEGEMV_ERROR_ARGUMENT);
+  CHECK_THAT(std::string(moegemv_last_error()), Catch::Contains("ids"));
+}
