@@ -75,6 +75,7 @@ cache::EntrySpec make_spec(const Key& key, const std::string& arch) {
 }
 
 std::vector<std::uint8_t> compile_spec(const cache::EntrySpec& spec) {
+  jit::check_arch_supported(spec.arch);  // a clear error before NVRTC's own
   auto out = jit::compile(spec.source, spec.key.str(), spec.arch, spec.options);
   spdlog::debug("moegemv: ptxas report for {} ({}):\n{}", spec.key.str(), spec.arch, out.log);
   return std::move(out.cubin);
