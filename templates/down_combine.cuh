@@ -4,9 +4,10 @@
 //
 // A CTA is (tile of 16 rows, token); tile-major, so CTAs that share the shared expert's rows run
 // close together and hit L2. Work items are the token's valid experts then the shared expert;
-// their 64-element chunks are split evenly over the warps. All weights are requested (L2
-// prefetch plus the first register steps) before griddepcontrol.wait: they never depend on
-// gate_up, and ids/tw were written before gate_up started.
+// their 64-element chunks are split evenly over the warps. Each warp's first pipeline steps of
+// weights are loaded before griddepcontrol.wait (they never depend on gate_up, and ids/tw were
+// written before gate_up started); with L2 = true every weight byte of the CTA is also
+// bulk-prefetched into L2 there (SPEC 5), which measured slower at M=1 (docs/PERF.md, v3).
 #pragma once
 
 #include "params.h"

@@ -73,7 +73,7 @@ struct KernelConfig {
   int l2_prefetch; // down_combine: bulk-prefetch the CTA's weights into L2 before the PDL wait
 };
 
-// Measured on the H200 (docs/PERF.md, variants n0-n5): gate_up wants many small CTAs resident
+// Measured on the H200 (docs/PERF.md, variants n0-n5, l0-l2, z0-z2): gate_up wants many small CTAs resident
 // (2 steps in flight, 5 CTAs/SM); down_combine 4 warps reading act directly (2 steps in flight),
 // 4 CTAs/SM, and no bulk L2 prefetch of all its weights (74 MB > 60 MB L2 at M=1: it thrashed).
 MOEGEMV_HD constexpr KernelConfig default_gate_up_config(int h) { return {4, 2, 0, 5, 0}; }
