@@ -10,6 +10,7 @@
 #include "tools/commands.hpp"
 #include "moegemv/errors.hpp"
 #include "tools/harness/bench.hpp"
+#include "tools/harness/multi_gpu.hpp"
 
 namespace moegemv::cli {
 
@@ -20,11 +21,38 @@ void add_bench_command(CLI::App& app) {
       app.add_subcommand("bench", "Time both ops on the GPU against the streaming-read ceiling");
   cmd->add_option("--model", config->models, "model presets")->delimiter(',');
   cmd->add_option("--m", config->ms, "token counts")->delimiter(',');
-  cmd->add_option("--tp", config->tp, "tensor-parallel degree (divides I and SI)");
+  auto ranks_tp = std::make_shared<int>(1), ranks_ep = std::make_shared<int>(1);
+  cmd->add_option("--tp-share", config->tp,
+                  "one GPU: time one rank's share of a tensor-parallel layer (I and SI divided)");
+  cmd->add_option("--tp", *ranks_tp,
+                  "N GPUs, one process each: tensor-parallel layer with an NCCL all-reduce");
+  cmd->add_option("--ep", *ranks_ep,
+                  "N GPUs, one process each: expert-parallel layer with an NCCL all-reduce");
   cmd->add_option("--batches", config->batches, "timed batches (median reported)");
   cmd->add_option("--replays", config->replays, "graph replays per batch");
   cmd->add_option("--json", *json, "write the results as JSON to this file");
-  cmd->callback([config, json] {
+  cmd->callback([config, json, ranks_tp, ranks_ep] {
+    if (*ranks_tp > 1 || *ranks_ep > 1) {
+      // No CUDA call in this process before the ranks are forked.
+      harness::MultiGpuConfig m;
+      m.model = config->models.front();
+      m.mode = *ranks_tp > 1 ? "tp" : "ep";
+      m.ranks = *ranks_tp > 1 ? *ranks_tp : *ranks_ep;
+      m.ms = config->ms;
+      m.batches = config->batches;
+      m.replays = config->replays;
+      auto rows = harness::run_multi_gpu_bench(m);
+      std::cout << fmt::format("{} {}={} (per layer, all-reduce included) vs one GPU:\n", m.model,
+                               m.mode, m.ranks);
+      bool ok = true;
+      for (const auto& r : rows) {
+        std::cout << fmt::format("  M={:<3} sharded {:8.2f} us  one GPU {:8.2f} us  {} {}\n", r.m,
+                                 r.us_sharded, r.us_single, r.pass ? "PASS" : "FAIL", r.check);
+        ok = ok && r.pass;
+      }
+      if (!ok) throw CLI::RuntimeError(1);
+      return;
+    }
     if (!driver::available())
       throw moegemv::Error("moegemv bench needs a GPU: " + driver::unavailable_reason());
     driver::PrimaryContext context(0);
