@@ -32,11 +32,8 @@ double median(std::vector<double> v) {
   return v[v.size() / 2];
 }
 
-struct Timing {
-  double median_ms, spread_ms;
-};
+}  // namespace
 
-// Median and spread of `batches` timed batches of `replays` graph launches, after warm-up.
 Timing time_graph(const driver::GraphExec& graph, CUstream stream, int batches, int replays) {
   for (int i = 0; i < 3; ++i) graph.launch(stream);
   std::vector<double> ms;
@@ -50,6 +47,8 @@ Timing time_graph(const driver::GraphExec& graph, CUstream stream, int batches, 
   auto [lo, hi] = std::minmax_element(ms.begin(), ms.end());
   return {median(ms), *hi - *lo};
 }
+
+namespace {
 
 // Bytes of one expert's gate/up and down weights plus their swizzled scales.
 struct ExpertBytes {

@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "runtime/memory.hpp"
+
 namespace moegemv::harness {
 
 struct BenchConfig {
@@ -41,6 +43,13 @@ struct BenchResult {
 /// Runs on the current context's device; `report` is called as each row is measured.
 BenchResult run_bench(const BenchConfig& config, CUstream stream,
                       const std::function<void(const BenchRow&)>& report);
+
+struct Timing {
+  double median_ms, spread_ms;  ///< per replay: median and (max - min) over batches
+};
+
+/// `batches` timed batches of `replays` graph launches each, after 3 warm-up launches.
+Timing time_graph(const driver::GraphExec& graph, CUstream stream, int batches, int replays);
 
 /// Median GB/s of a read-only kernel over `bytes` (16-byte loads, evict-first).
 double measure_stream_read(std::size_t bytes, CUstream stream);

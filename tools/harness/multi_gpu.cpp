@@ -17,6 +17,7 @@
 #include "runtime/driver.hpp"
 #include "runtime/memory.hpp"
 #include "runtime/nccl.hpp"
+#include "tools/harness/bench.hpp"
 #include "tools/harness/device_layer.hpp"
 #include "tools/harness/models.hpp"
 
@@ -27,17 +28,7 @@ namespace {
 constexpr std::uint64_t kSeed = 0x5EED;  // every rank builds the same full layer and inputs
 
 double time_graph_us(const driver::GraphExec& graph, CUstream stream, int batches, int replays) {
-  for (int i = 0; i < 3; ++i) graph.launch(stream);
-  std::vector<double> ms;
-  for (int b = 0; b < batches; ++b) {
-    driver::Event start, end;
-    start.record(stream);
-    for (int r = 0; r < replays; ++r) graph.launch(stream);
-    end.record(stream);
-    ms.push_back(driver::elapsed_ms(start, end) / replays);
-  }
-  std::sort(ms.begin(), ms.end());
-  return ms[ms.size() / 2] * 1e3;
+  return time_graph(graph, stream, batches, replays).median_ms * 1e3;
 }
 
 // One rank: its shard on GPU `rank`; rank 0 also times the unsharded layer and checks the sum.
