@@ -41,3 +41,19 @@ TEST_CASE("codegen rejects bad arch and oversize keys", "[codegen]") {
   CHECK_THROWS_WITH(jit::generate_source(Key{Kind::kGateUp, 119808, 64, 0, 1}, "sm_90"),
                     Catch::Contains("shared memory"));
 }
+
+TEST_CASE("MOEGEMV_TUNE overrides the kernel config and names bad entries", "[codegen]") {
+  const Key gu{Kind::kGateUp, 7168, 2048, 2048, 8};
+  const Key dc{Kind::kDownCombine, 7168, 2048, 2048, 8};
+  const KernelConfig base = jit::kernel_config(gu, "");
+  auto c = jit::kernel_config(gu, "gu_warps=8,gu_pipe=3,dc_warps=2");
+  CHECK(c.warps == 8);
+  CHECK(c.pipe == 3);
+  CHECK(c.min_blocks == base.min_blocks);
+  CHECK(jit::kernel_config(dc, "gu_warps=8,dc_warps=2,dc_l2=1").warps == 2);
+  CHECK(jit::kernel_config(dc, "dc_l2=1").l2_prefetch == 1);
+  CHECK_THROWS_WITH(jit::kernel_config(gu, "gu_warps=0"), Catch::Contains("MOEGEMV_TUNE"));
+  CHECK_THROWS_WITH(jit::kernel_config(gu, "xx_warps=2"), Catch::Contains("MOEGEMV_TUNE"));
+  CHECK_THROWS_WITH(jit::kernel_config(gu, "gu_speed=2"), Catch::Contains("gu_speed=2"));
+  CHECK_THROWS_WITH(jit::kernel_config(gu, "gu_pipe=abc"), Catch::Contains("gu_pipe=abc"));
+}
