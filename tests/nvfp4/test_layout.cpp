@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 #include <vector>
 
+#include "argument_of.hpp"
 #include "moegemv/errors.hpp"
 #include "nvfp4/layout.hpp"
 #include "nvfp4/random.hpp"
@@ -13,15 +14,6 @@ using namespace moegemv::nvfp4;
 
 namespace {
 
-template <class F>
-std::string argument_of(F&& f) {
-  try {
-    f();
-  } catch (const moegemv::ArgumentError& e) {
-    return e.argument;
-  }
-  return "<no ArgumentError>";
-}
 
 QuantizedMatrix zeros(int rows, int cols) {
   return quantize(std::vector<float>(static_cast<std::size_t>(rows) * cols, 0.0f), rows, cols);

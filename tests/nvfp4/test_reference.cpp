@@ -6,6 +6,7 @@
 #include <limits>
 #include <vector>
 
+#include "argument_of.hpp"
 #include "moegemv/errors.hpp"
 #include "nvfp4/format.hpp"
 #include "nvfp4/reference.hpp"
@@ -119,15 +120,6 @@ double max_rel_error(const std::vector<uint16_t>& ref, const std::vector<double>
   return worst;
 }
 
-template <class F>
-std::string argument_of(F&& f) {
-  try {
-    f();
-  } catch (const moegemv::ArgumentError& e) {
-    return e.argument;
-  }
-  return "<no ArgumentError>";
-}
 
 const ModelShape kShape{256, 128, 192, 4, 8};  // SI not a multiple of I
 
