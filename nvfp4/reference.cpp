@@ -26,9 +26,15 @@ std::vector<float> to_float(std::span<const uint16_t> bf16) {
   return out;
 }
 
-// SPEC order: one sequential fp32 sum. blocks > 1 (a control only, never the reference) sums
-// `blocks` contiguous parts separately and then adds the parts in order.
+// SPEC order: one sequential fp32 sum. Controls only, never the reference: blocks > 1 sums
+// `blocks` contiguous parts separately and then adds the parts in order; blocks == 0 sums in
+// double (exact for these products in practice) and rounds once, the most accurate kernel possible.
 float dot(const float* a, const float* w, int n, int blocks = 1) {
+  if (blocks == 0) {
+    double exact = 0.0;
+    for (int k = 0; k < n; ++k) exact += static_cast<double>(a[k]) * w[k];
+    return static_cast<float>(exact);
+  }
   float total = 0.0f;
   for (int b = 0; b < blocks; ++b) {
     float acc = 0.0f;

@@ -38,7 +38,8 @@ struct GateUpRef {
 /// Sums run over k ascending in fp32; products are exact (bf16 x 6-bit weights), so FP
 /// contraction could not change them either.
 /// `sum_blocks` is 1 for the SPEC reference. Values > 1 are a control for the GPU check: the same
-/// fp32 arithmetic with the K sum split into that many parts, i.e. another valid summation order.
+/// fp32 arithmetic with the K sum split into that many parts, i.e. another valid summation order;
+/// 0 sums in double and rounds once to fp32 (an exact accumulator, the best any kernel could do).
 GateUpRef gate_up_ref(std::span<const uint16_t> x, std::span<const int32_t> ids, int K,
                       const RoutedLayout& routed, const SharedLayout& shared, int sum_blocks = 1);
 

@@ -142,9 +142,11 @@ SimpleCheck control_summation_order(const nvfp4::SyntheticLayer& host, int m, in
   SimpleCheck r;
   r.pass = act.pass() && sact.pass();
   r.summary = fmt::format(
-      "control (CPU only, {}:{}:{}:{} M={}): reference summed in {} blocks vs sequential: act {} | "
-      "sact {}",
-      sh.H, sh.I, sh.SI, sh.K, m, blocks, act.summary(), sact.summary());
+      "control (CPU only, {}:{}:{}:{} M={}): reference {} vs sequential: act {} | sact {}", sh.H,
+      sh.I, sh.SI, sh.K, m,
+      blocks == 0 ? std::string("with an exact accumulator")
+                  : fmt::format("summed in {} blocks", blocks),
+      act.summary(), sact.summary());
   return r;
 }
 
