@@ -12,6 +12,7 @@
 
 #include "params.h"
 #include "ptx.cuh"
+#include "ring.cuh"
 #include "tile.cuh"
 
 namespace moegemv {
@@ -69,9 +70,37 @@ __device__ __forceinline__ void prefetch_tile(const DownParams& p, const DownIte
   }
 }
 
-template <int H, int I, int SI, int K, int W, int PIPE, bool DIRECT, bool L2>
+// The dot product engine of a config: the register ring (B staged or direct) or the shared-memory
+// ring (B staged). start() may run before griddepcontrol.wait.
+template <int PIPE, bool DIRECT, bool RING>
+struct DownDot {
+  TileDot<PIPE, BSource<DIRECT>> dot;
+  __device__ __forceinline__ void start(const TileRows& r, int first, int last, int t,
+                                        unsigned long long pol, unsigned char*) {
+    dot.start(r, first, last, t, pol);
+  }
+  __device__ __forceinline__ void finish(const TileRows& r, int t, unsigned long long pol,
+                                         const BSource<DIRECT>& b, float (&c)[4]) {
+    dot.finish(r, t, pol, b, c);
+  }
+};
+template <int PIPE>
+struct DownDot<PIPE, false, true> {
+  RingDot<PIPE> dot;
+  __device__ __forceinline__ void start(const TileRows& r, int first, int last, int t,
+                                        unsigned long long pol, unsigned char* ring) {
+    dot.start(r, first, last, t, pol, ring);
+  }
+  __device__ __forceinline__ void finish(const TileRows& r, int, unsigned long long pol,
+                                         const SmemB& b, float (&c)[4]) {
+    dot.finish(r, pol, b, c);
+  }
+};
+
+template <int H, int I, int SI, int K, int W, int PIPE, bool DIRECT, bool L2, bool RING>
 __device__ __forceinline__ void down_combine(const DownParams& p) {
   static_assert(H % 64 == 0 && I % 64 == 0 && SI % 64 == 0, "SPEC: multiples of 64");
+  static_assert(!(RING && DIRECT), "the ring reads act from shared memory");
   extern __shared__ __align__(16) unsigned char smem[];
   using Items = DownItems<H, I, SI, K>;
   const int tile = blockIdx.x / p.m, tok = blockIdx.x % p.m;
@@ -102,14 +131,18 @@ __device__ __forceinline__ void down_combine(const DownParams& p) {
   while (item < it.count() && base + it.chunks(item) <= c_first) base += it.chunks(item++);
 
   const unsigned long long pol = ptx::evict_first_policy();
-  TileDot<PIPE, BSource<DIRECT>> dot;
+  // smem: staged act/sact (unless DIRECT), partial sums, then (RING) one weight ring per warp.
+  constexpr int kStaging = DIRECT ? 0 : (K * I + SI) * 2;
+  constexpr int kPartials = Items::kItems * W * kTileRows * 4;
+  unsigned char* ring = smem + kStaging + kPartials + warp * PIPE * kRingSlotBytes;
+  DownDot<PIPE, DIRECT, RING> dot;
   auto seg_first = [&] { return 64 * ((c_first > base ? c_first : base) - base); };
   auto seg_last = [&] {
     const int end = base + it.chunks(item);
     return 64 * ((c_last < end ? c_last : end) - base);
   };
   const bool any = item < it.count() && base < c_last;
-  if (any) dot.start(it.rows(p, item, n0 + g), seg_first(), seg_last(), t, pol);
+  if (any) dot.start(it.rows(p, item, n0 + g), seg_first(), seg_last(), t, pol, ring);
 
   ptx::griddep_wait();  // act and sact are gate_up's output
   ptx::griddep_launch_dependents();
@@ -124,7 +157,7 @@ __device__ __forceinline__ void down_combine(const DownParams& p) {
   if constexpr (!DIRECT) {
     for (int r = 0; r < it.count(); ++r) stage_permuted(b_row(r), it.chunks(r) * 64, bs + r * (I / 8));
   }
-  float* part = reinterpret_cast<float*>(smem + (DIRECT ? 0 : (K * I + SI) * 2));  // [item][warp][16]
+  float* part = reinterpret_cast<float*>(smem + kStaging);  // [item][warp][16]
   for (int x = threadIdx.x; x < Items::kItems * W * kTileRows; x += blockDim.x) part[x] = 0.0f;
   __syncthreads();
 
@@ -142,7 +175,7 @@ __device__ __forceinline__ void down_combine(const DownParams& p) {
       }
       base += it.chunks(item++);
       if (item >= it.count() || base >= c_last) break;
-      dot.start(it.rows(p, item, n0 + g), seg_first(), seg_last(), t, pol);
+      dot.start(it.rows(p, item, n0 + g), seg_first(), seg_last(), t, pol, ring);
     }
   }
   __syncthreads();

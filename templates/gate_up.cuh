@@ -6,11 +6,13 @@
 
 #include "params.h"
 #include "ptx.cuh"
+#include "ring.cuh"
 #include "tile.cuh"
 
 namespace moegemv {
 
-// smem: x row in the SmemB permutation (routed CTAs), then per-warp partial sums [16 rows][8 cols].
+// smem: x row in the SmemB permutation (routed CTAs), then per-warp partial sums [16 rows][8 cols],
+// then (RING) the routed tiles' weight rings, one per warp.
 template <bool kDirect>
 __device__ __forceinline__ float* gate_up_partials(unsigned char* smem, int h) {
   return reinterpret_cast<float*>(smem + (kDirect ? 0 : h * 2));
@@ -56,9 +58,28 @@ __device__ __forceinline__ unsigned short silu_mul_exact(float acc_u, float acc_
   return ptx::f32_to_bf16(ptx::mul_rn(s, ub));
 }
 
-template <int H, int I, int SI, int K, int W, int PIPE, bool DIRECT>
+// The routed dot product with the register ring (tile.cuh), x staged in smem or read directly.
+template <int H, int PIPE, bool DIRECT>
+__device__ __forceinline__ void gate_up_routed_registers(const TileRows& rows, int first, int last,
+                                                         int t, unsigned long long pol,
+                                                         const unsigned short* x,
+                                                         unsigned char* smem, float (&c)[4]) {
+  TileDot<PIPE, BSource<DIRECT>> dot;
+  dot.start(rows, first, last, t, pol);
+  if constexpr (DIRECT) {
+    dot.finish(rows, t, pol, GlobalB{x}, c);
+  } else {
+    ptx::U32x4* xs = reinterpret_cast<ptx::U32x4*>(smem);
+    stage_permuted(x, H, xs);
+    __syncthreads();
+    dot.finish(rows, t, pol, SmemB{xs}, c);
+  }
+}
+
+template <int H, int I, int SI, int K, int W, int PIPE, bool DIRECT, bool RING>
 __device__ __forceinline__ void gate_up_routed(const GateUpParams& p, int cta,
                                                unsigned char* smem) {
+  static_assert(!(RING && DIRECT), "the ring reads x from shared memory");
   constexpr int kTiles = I / kTileFeatures;
   constexpr int kKt = ceil_div(H / 16, 4);  // swizzle atoms along K
   const int pair = cta / kTiles, tile = cta % kTiles;
@@ -87,18 +108,18 @@ __device__ __forceinline__ void gate_up_routed(const GateUpParams& p, int cta,
   const unsigned long long pol = ptx::evict_first_policy();
   int first, last;
   warp_range(H, warp, W, first, last);
-  TileDot<PIPE, BSource<DIRECT>> dot;
-  dot.start(rows, first, last, t, pol);
-
   float c[4] = {0.f, 0.f, 0.f, 0.f};
   const unsigned short* x = p.x + static_cast<long long>(pair / K) * H;
-  if constexpr (DIRECT) {
-    dot.finish(rows, t, pol, GlobalB{x}, c);
-  } else {
+  if constexpr (RING) {
+    RingDot<PIPE> dot;
+    dot.start(rows, first, last, t, pol,
+              smem + H * 2 + gate_up_partials_bytes(W) + warp * RingDot<PIPE>::kWarpBytes);
     ptx::U32x4* xs = reinterpret_cast<ptx::U32x4*>(smem);
     stage_permuted(x, H, xs);
     __syncthreads();
-    dot.finish(rows, t, pol, SmemB{xs}, c);
+    dot.finish(rows, pol, SmemB{xs}, c);
+  } else {
+    gate_up_routed_registers<H, PIPE, DIRECT>(rows, first, last, t, pol, x, smem, c);
   }
 
   float* part = gate_up_partials<DIRECT>(smem, H);
@@ -152,15 +173,17 @@ __device__ __forceinline__ void gate_up_shared(const GateUpParams& p, int sidx,
   (void)kTiles;
 }
 
-template <int H, int I, int SI, int K, int W, int PIPE, bool DIRECT, bool L2>
+template <int H, int I, int SI, int K, int W, int PIPE, bool DIRECT, bool L2, bool RING>
 __device__ __forceinline__ void gate_up(const GateUpParams& p) {
   static_assert(H % 64 == 0 && I % 64 == 0 && SI % 64 == 0, "SPEC: multiples of 64");
   extern __shared__ __align__(16) unsigned char smem[];
   const int routed = gate_up_routed_ctas(p.m, K, I);
   if (static_cast<int>(blockIdx.x) < routed) {
-    gate_up_routed<H, I, SI, K, W, PIPE, DIRECT>(p, blockIdx.x, smem);
+    gate_up_routed<H, I, SI, K, W, PIPE, DIRECT, RING>(p, blockIdx.x, smem);
   } else if constexpr (SI > 0) {
-    gate_up_shared<H, I, SI, K, W, PIPE, DIRECT>(p, blockIdx.x - routed, smem);
+    // Shared tiles keep the register ring (B differs per lane: up to 8 tokens); with RING the
+    // routed PIPE is a shared-memory depth, too deep for registers, so they use 2 steps.
+    gate_up_shared<H, I, SI, K, W, RING ? 2 : PIPE, DIRECT>(p, blockIdx.x - routed, smem);
   }
 }
 

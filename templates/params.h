@@ -71,14 +71,20 @@ struct KernelConfig {
   int direct_b;    // 1: B (x / act) read from global per step; 0: staged in shared memory
   int min_blocks;  // __launch_bounds__ minimum CTAs per SM (register budget)
   int l2_prefetch; // down_combine: bulk-prefetch the CTA's weights into L2 before the PDL wait
+  int ring;        // 1: weights through a per-warp shared-memory ring (cp.async), B staged in smem
 };
+
+// One step of one warp in the shared-memory ring (templates/ring.cuh): 32 lanes x (2 x 16 bytes
+// of weights + 2 x 4 bytes of scales).
+constexpr int kRingSlotBytes = 1280;
+MOEGEMV_HD constexpr int ring_bytes(KernelConfig c) { return c.ring ? c.warps * c.pipe * kRingSlotBytes : 0; }
 
 // Measured on the H200 (docs/PERF.md, variants n0-n5, l0-l2, z0-z2): gate_up wants many small CTAs resident
 // (2 steps in flight, 5 CTAs/SM); down_combine 4 warps reading act directly (2 steps in flight),
 // 4 CTAs/SM, and no bulk L2 prefetch of all its weights (74 MB > 60 MB L2 at M=1: it thrashed).
-MOEGEMV_HD constexpr KernelConfig default_gate_up_config(int h) { return {4, 2, 0, 5, 0}; }
+MOEGEMV_HD constexpr KernelConfig default_gate_up_config(int h) { return {4, 2, 0, 5, 0, 0}; }
 MOEGEMV_HD constexpr KernelConfig default_down_config(int h, int i, int si, int k) {
-  return {4, 2, 1, 4, 0};
+  return {4, 2, 1, 4, 0, 0};
 }
 
 MOEGEMV_HD constexpr int ceil_div(int a, int b) { return (a + b - 1) / b; }
@@ -91,7 +97,7 @@ MOEGEMV_HD constexpr int gate_up_shared_ctas(int m, int si) {
 }
 MOEGEMV_HD constexpr int gate_up_partials_bytes(int warps) { return warps * kTileRows * kMaxCols * 4; }
 MOEGEMV_HD constexpr int gate_up_smem_bytes(int h, KernelConfig c) {
-  return (c.direct_b ? 0 : h * 2) + gate_up_partials_bytes(c.warps);
+  return (c.direct_b ? 0 : h * 2) + gate_up_partials_bytes(c.warps) + ring_bytes(c);
 }
 
 // down_combine grid: one CTA per (16 output rows, token).
@@ -99,8 +105,9 @@ MOEGEMV_HD constexpr int down_ctas(int m, int h) { return m * (h / kTileRows); }
 MOEGEMV_HD constexpr int down_staging_bytes(int i, int si, int k, KernelConfig c) {
   return c.direct_b ? 0 : (k * i + si) * 2;
 }
+MOEGEMV_HD constexpr int down_partials_bytes(int k, KernelConfig c) { return (k + 1) * c.warps * kTileRows * 4; }
 MOEGEMV_HD constexpr int down_smem_bytes(int i, int si, int k, KernelConfig c) {
-  return down_staging_bytes(i, si, k, c) + (k + 1) * c.warps * kTileRows * 4;
+  return down_staging_bytes(i, si, k, c) + down_partials_bytes(k, c) + ring_bytes(c);
 }
 // Largest dynamic shared memory a CTA may use on sm_90 (227 KiB).
 constexpr int kMaxSmemBytes = 227 * 1024;

@@ -72,6 +72,43 @@ __device__ __forceinline__ void prefetch_l2(const void* ptr, unsigned int bytes)
   asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;" ::"l"(ptr), "r"(bytes) : "memory");
 }
 
+// Asynchronous global -> shared copies (cp.async, sm_80+): the data waits in shared memory, not
+// in registers, so a warp can keep many steps of weights in flight. Completion is tracked per
+// thread in commit groups; wait<N> leaves at most the N most recent groups pending and makes the
+// completed copies visible to this thread.
+__device__ __forceinline__ unsigned int shared_addr(const void* ptr) {
+  return static_cast<unsigned int>(__cvta_generic_to_shared(ptr));
+}
+__device__ __forceinline__ void cp_async16_stream(unsigned int dst, const void* src,
+                                                  unsigned long long policy) {
+  asm volatile("cp.async.cg.shared.global.L2::cache_hint [%0], [%1], 16, %2;" ::"r"(dst), "l"(src),
+               "l"(policy)
+               : "memory");
+}
+__device__ __forceinline__ void cp_async4(unsigned int dst, const void* src) {
+  asm volatile("cp.async.ca.shared.global [%0], [%1], 4;" ::"r"(dst), "l"(src) : "memory");
+}
+__device__ __forceinline__ void cp_async_commit() {
+  asm volatile("cp.async.commit_group;" ::: "memory");
+}
+template <int kPending>
+__device__ __forceinline__ void cp_async_wait() {
+  asm volatile("cp.async.wait_group %0;" ::"n"(kPending) : "memory");
+}
+__device__ __forceinline__ U32x4 ld_shared_v4(unsigned int addr) {
+  U32x4 v;
+  asm volatile("ld.shared.v4.u32 {%0, %1, %2, %3}, [%4];"
+               : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
+               : "r"(addr)
+               : "memory");
+  return v;
+}
+__device__ __forceinline__ unsigned short ld_shared_u16(unsigned int addr) {
+  unsigned short v;
+  asm volatile("ld.shared.u16 %0, [%1];" : "=h"(v) : "r"(addr) : "memory");
+  return v;
+}
+
 // Programmatic dependent launch (sm_90). wait: blocks until the previous grid in the stream has
 // completed and its memory is visible. launch_dependents: lets the next grid start its prologue.
 __device__ __forceinline__ void griddep_wait() {

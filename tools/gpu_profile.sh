@@ -1,23 +1,25 @@
 #!/usr/bin/env bash
 # Nsight Compute profile of one bench preset's kernels on the device machine (cold caches: ncu
-# flushes them between passes). Usage: tools/gpu_profile.sh MODEL M ; reports go to $OUT.
+# flushes them between passes). Usage: tools/gpu_profile.sh MODEL M [TAG]; reports go to $OUT:
+# ncu_TAG_KERNEL.txt (sections) and ncu_src_TAG_KERNEL.csv (per-SASS-instruction stall samples).
 set -u
 out=${OUT:-/tmp/out}
 mkdir -p "$out"
 model=${1:-deepseek-v3}
 m=${2:-1}
+tag=${3:-${model}_m${m}}
 ncu=$(command -v ncu || ls /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -1)
-export MOEGEMV_CACHE_DIR=/tmp/moegemv-cache
+export MOEGEMV_CACHE_DIR=${MOEGEMV_CACHE_DIR:-/tmp/moegemv-cache}
 sections="--section SpeedOfLight --section MemoryWorkloadAnalysis --section SchedulerStats \
   --section WarpStateStats --section Occupancy --section LaunchStats --section ComputeWorkloadAnalysis"
-timeout 300 "$ncu" --clock-control none --graph-profiling node $sections \
-  -k regex:'moegemv_(gate_up|down)' -c 2 \
-  .gpubin/moegemv bench --model "$model" --m "$m" --batches 1 --replays 1 \
-  > "$out/ncu_${model}_m${m}.txt" 2>&1
-echo "ncu rc=$? ($(wc -l < "$out/ncu_${model}_m${m}.txt") lines)"
-timeout 300 "$ncu" --clock-control none --graph-profiling node --section SourceCounters \
-  --section WarpStateStats -k regex:'moegemv_(gate_up|down)' -c 2 --page source \
-  --print-source sass --csv \
-  .gpubin/moegemv bench --model "$model" --m "$m" --batches 1 --replays 1 \
-  > "$out/ncu_src_${model}_m${m}.csv" 2>&1
-echo "ncu source rc=$? ($(wc -c < "$out/ncu_src_${model}_m${m}.csv") bytes)"
+bench=(.gpubin/moegemv bench --model "$model" --m "$m" --batches 1 --replays 1)
+for kernel in gate_up down_combine; do
+  timeout 200 "$ncu" --clock-control none --graph-profiling node $sections \
+    -k regex:"moegemv_$kernel" -c 1 "${bench[@]}" > "$out/ncu_${tag}_$kernel.txt" 2>&1
+  timeout 200 "$ncu" --clock-control none --graph-profiling node --section SourceCounters \
+    -k regex:"moegemv_$kernel" -c 1 --page source --print-source sass --csv "${bench[@]}" \
+    > "$out/ncu_src_${tag}_$kernel.csv" 2>&1
+  echo "== $tag $kernel"
+  grep -E "Duration|DRAM Throughput|Issue Slots Busy|No Eligible|Registers Per|Warp Cycles Per Issued|Achieved Occupancy|SM Frequency" \
+    "$out/ncu_${tag}_$kernel.txt" | awk '{$1=$1; print "  " $0}'
+done
