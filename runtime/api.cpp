@@ -36,7 +36,7 @@ void gate_up(const GateUpArgs& args, CUstream stream, const LaunchOptions& optio
 void down_combine(const DownCombineArgs& args, CUstream stream, const LaunchOptions& options) {
   auto launch = detail::validate(args);
   auto kernel = detail::kernel_for(launch.key, driver::stream_is_capturing(stream));
-  const int ctas = down_ctas(launch.params.m, launch.key.h);
+  const int ctas = down_ctas(launch.params.m, launch.key.h, launch.key.i, launch.key.si);
   driver::launch(kernel->function, config(*kernel, ctas, options.pdl), stream, &launch.params);
 }
 

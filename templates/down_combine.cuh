@@ -1,9 +1,13 @@
-// down_combine (SPEC section 5): per token and 16 output rows, the down GEMVs of the token's
+// down_combine (SPEC section 5): per token and output tile, the down GEMVs of the token's
 // top-k experts and of the shared expert, each rounded to bf16 after its global scale, combined
 // with the router weights in ascending j, plus the shared expert.
 //
-// A CTA is (tile of 16 rows, token); tile-major, so CTAs that share the shared expert's rows run
-// close together and hit L2. Work items are the token's valid experts then the shared expert;
+// A CTA is (tile, token); tile-major, so CTAs that share the shared expert's rows run close
+// together and hit L2. When every K length is a multiple of 128 (kSplit, all real models) a tile
+// is 8 output rows: mma rows g and g + 8 are the two K halves of output row g, fed by B columns 0
+// (first half of act) and 1 (second half), so D[g][0] + D[g+8][1] is the row's dot product. That
+// doubles the CTAs (H/8 per token), which evens out the work per SM (H/16 = 448 CTAs on 132 SMs
+// left some SMs 4 CTAs and others 3). Otherwise a tile is 16 output rows. Work items are the token's valid experts then the shared expert;
 // their 64-element chunks are split evenly over the warps. Each warp's first pipeline steps of
 // weights are loaded before griddepcontrol.wait (they never depend on gate_up, and ids/tw were
 // written before gate_up started); with L2 = true every weight byte of the CTA is also
@@ -22,6 +26,8 @@ struct DownItems {
   static constexpr int kItems = K + (SI > 0 ? 1 : 0);
   static constexpr int kKt = ceil_div(I / 16, 4);
   static constexpr int kKts = ceil_div(SI / 16, 4);
+  static constexpr bool kSplit = down_split_k(I, SI);
+  static constexpr int kRows = down_tile_rows(I, SI);
   int expert[K];  // valid routed items first, in ascending j; slot[] keeps their j
   int slot[K];
   int routed;     // number of valid routed items
@@ -29,31 +35,45 @@ struct DownItems {
 
   __device__ __forceinline__ int count() const { return routed + (SI > 0 ? 1 : 0); }
   __device__ __forceinline__ bool is_shared(int item) const { return item >= routed; }
-  __device__ __forceinline__ int chunks(int item) const { return (is_shared(item) ? SI : I) / 64; }
+  __device__ __forceinline__ int len(int item) const { return is_shared(item) ? SI : I; }
+  // 64-element chunks of the dot-product range (half of K when split).
+  __device__ __forceinline__ int chunks(int item) const { return len(item) / (kSplit ? 128 : 64); }
+  // Elements from a lane's B column to its K half: column 1 (lanes g == 1) reads the second half.
+  __device__ __forceinline__ int b_offset(int item, int g) const {
+    return kSplit && g == 1 ? len(item) / 2 : 0;
+  }
 
+  // mma rows g and g + 8 of lane row g: rows n and n + 8, or (kSplit) both K halves of row n.
   __device__ __forceinline__ TileRows rows(const DownParams& p, int item, int n) const {
+    const int l = len(item);
+    const unsigned char* w;
+    const unsigned char* sf;
+    int kt;
     if (is_shared(item)) {
-      return TileRows{p.wsd + static_cast<long long>(n) * (SI / 2),
-                      p.wsd + static_cast<long long>(n + 8) * (SI / 2),
-                      p.ssd + nvfp4::swizzle_row_offset(n, kKts),
-                      p.ssd + nvfp4::swizzle_row_offset(n + 8, kKts)};
+      w = p.wsd;
+      sf = p.ssd;
+      kt = kKts;
+    } else {
+      const long long e = expert[item];
+      w = p.w2 + e * H * (I / 2);
+      sf = p.w2_sf + e * ceil_div(H, 128) * kKt * 512;
+      kt = kKt;
     }
-    const long long e = expert[item];
-    const unsigned char* w = p.w2 + e * H * (I / 2);
-    const unsigned char* sf = p.w2_sf + e * ceil_div(H, 128) * kKt * 512;
-    return TileRows{w + static_cast<long long>(n) * (I / 2), w + static_cast<long long>(n + 8) * (I / 2),
-                    sf + nvfp4::swizzle_row_offset(n, kKt), sf + nvfp4::swizzle_row_offset(n + 8, kKt)};
+    const unsigned char* lo = w + static_cast<long long>(n) * (l / 2);
+    const unsigned char* sf_lo = sf + nvfp4::swizzle_row_offset(n, kt);
+    if constexpr (kSplit) return TileRows{lo, lo + l / 4, sf_lo, sf_lo + (l / 128) * 512};
+    return TileRows{lo, lo + 8 * (l / 2), sf_lo, sf + nvfp4::swizzle_row_offset(n + 8, kt)};
   }
 };
 
-// Warms L2 with every weight and scale byte this CTA will read (one bulk prefetch per row, and
-// per 64-element k-group the 256-byte slice of the scale atom that holds these 16 rows).
+// Warms L2 with every weight and scale byte this CTA will read (one bulk prefetch per row piece,
+// and per 64-element k-group the 256-byte slice of the scale atom that holds the tile's rows).
 template <int H, int I, int SI, int K>
 __device__ __forceinline__ void prefetch_tile(const DownParams& p, const DownItems<H, I, SI, K>& it,
                                               int n0) {
   const int n = it.count();
-  for (int job = threadIdx.x; job < n * kTileRows; job += blockDim.x) {
-    const int item = job / kTileRows, r = job % kTileRows;
+  for (int job = threadIdx.x; job < n * 16; job += blockDim.x) {
+    const int item = job / 16, r = job % 16;
     const TileRows rows = it.rows(p, item, n0 + (r & 7));
     const unsigned int bytes = it.chunks(item) * 32;
     ptx::prefetch_l2(r < 8 ? rows.w_lo : rows.w_hi, bytes);
@@ -61,7 +81,7 @@ __device__ __forceinline__ void prefetch_tile(const DownParams& p, const DownIte
   for (int job = threadIdx.x; job < n * (I > SI ? I : SI) / 64; job += blockDim.x) {
     const int per = (I > SI ? I : SI) / 64;
     const int item = job / per, q = job % per;
-    if (q >= it.chunks(item)) continue;
+    if (q >= it.len(item) / 64) continue;
     const TileRows rows = it.rows(p, item, n0);
     // Rows n0..n0+15 (n0 % 16 == 0) of one 128-row block: 16 u32 at stride 16 bytes inside each
     // 512-byte atom, i.e. one 16-byte-aligned 256-byte run per k-group q.
@@ -104,7 +124,7 @@ __device__ __forceinline__ void down_combine(const DownParams& p) {
   extern __shared__ __align__(16) unsigned char smem[];
   using Items = DownItems<H, I, SI, K>;
   const int tile = blockIdx.x / p.m, tok = blockIdx.x % p.m;
-  const int n0 = tile * kTileRows;
+  const int n0 = tile * Items::kRows;
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32, g = lane / 4, t = lane % 4;
 
   Items it;
@@ -155,7 +175,7 @@ __device__ __forceinline__ void down_combine(const DownParams& p) {
   };
   ptx::U32x4* bs = reinterpret_cast<ptx::U32x4*>(smem);
   if constexpr (!DIRECT) {
-    for (int r = 0; r < it.count(); ++r) stage_permuted(b_row(r), it.chunks(r) * 64, bs + r * (I / 8));
+    for (int r = 0; r < it.count(); ++r) stage_permuted(b_row(r), it.len(r), bs + r * (I / 8));
   }
   float* part = reinterpret_cast<float*>(smem + kStaging);  // [item][warp][16]
   for (int x = threadIdx.x; x < Items::kItems * W * kTileRows; x += blockDim.x) part[x] = 0.0f;
@@ -164,14 +184,19 @@ __device__ __forceinline__ void down_combine(const DownParams& p) {
   if (any) {
     for (;;) {
       float c[4] = {0.f, 0.f, 0.f, 0.f};
+      const int boff = it.b_offset(item, g);
       if constexpr (DIRECT) {
-        dot.finish(it.rows(p, item, n0 + g), t, pol, GlobalB{b_row(item)}, c);
+        dot.finish(it.rows(p, item, n0 + g), t, pol, GlobalB{b_row(item) + boff}, c);
       } else {
-        dot.finish(it.rows(p, item, n0 + g), t, pol, SmemB{bs + item * (I / 8)}, c);
+        dot.finish(it.rows(p, item, n0 + g), t, pol, SmemB{bs + item * (I / 8) + boff / 8}, c);
       }
       if (t == 0) {
-        part[(item * W + warp) * kTileRows + g] = c[0];
-        part[(item * W + warp) * kTileRows + g + 8] = c[2];
+        if constexpr (Items::kSplit) {
+          part[(item * W + warp) * kTileRows + g] = ptx::add_rn(c[0], c[3]);
+        } else {
+          part[(item * W + warp) * kTileRows + g] = c[0];
+          part[(item * W + warp) * kTileRows + g + 8] = c[2];
+        }
       }
       base += it.chunks(item++);
       if (item >= it.count() || base >= c_last) break;
@@ -180,7 +205,7 @@ __device__ __forceinline__ void down_combine(const DownParams& p) {
   }
   __syncthreads();
 
-  if (threadIdx.x < kTileRows) {
+  if (threadIdx.x < Items::kRows) {
     const int r = threadIdx.x;
     float acc = 0.0f;
     for (int x = 0; x < it.routed; ++x) {

@@ -100,8 +100,12 @@ MOEGEMV_HD constexpr int gate_up_smem_bytes(int h, KernelConfig c) {
   return (c.direct_b ? 0 : h * 2) + gate_up_partials_bytes(c.warps) + ring_bytes(c);
 }
 
-// down_combine grid: one CTA per (16 output rows, token).
-MOEGEMV_HD constexpr int down_ctas(int m, int h) { return m * (h / kTileRows); }
+// down_combine tiles: 8 output rows whose two K halves are the mma's row groups when every K
+// length splits into 64-element chunks evenly (templates/down_combine.cuh), else 16 rows.
+MOEGEMV_HD constexpr bool down_split_k(int i, int si) { return i % 128 == 0 && si % 128 == 0; }
+MOEGEMV_HD constexpr int down_tile_rows(int i, int si) { return down_split_k(i, si) ? 8 : 16; }
+// down_combine grid: one CTA per (tile, token).
+MOEGEMV_HD constexpr int down_ctas(int m, int h, int i, int si) { return m * (h / down_tile_rows(i, si)); }
 MOEGEMV_HD constexpr int down_staging_bytes(int i, int si, int k, KernelConfig c) {
   return c.direct_b ? 0 : (k * i + si) * 2;
 }
