@@ -16,7 +16,7 @@
 
 #include "params.h"
 #include "ptx.cuh"
-#include "ring.cuh"
+#include "down_walk.cuh"
 #include "tile.cuh"
 
 namespace moegemv {
@@ -90,33 +90,6 @@ __device__ __forceinline__ void prefetch_tile(const DownParams& p, const DownIte
   }
 }
 
-// The dot product engine of a config: the register ring (B staged or direct) or the shared-memory
-// ring (B staged). start() may run before griddepcontrol.wait.
-template <int PIPE, bool DIRECT, bool RING>
-struct DownDot {
-  TileDot<PIPE, BSource<DIRECT>> dot;
-  __device__ __forceinline__ void start(const TileRows& r, int first, int last, int t,
-                                        unsigned long long pol, unsigned char*) {
-    dot.start(r, first, last, t, pol);
-  }
-  __device__ __forceinline__ void finish(const TileRows& r, int t, unsigned long long pol,
-                                         const BSource<DIRECT>& b, float (&c)[4]) {
-    dot.finish(r, t, pol, b, c);
-  }
-};
-template <int PIPE>
-struct DownDot<PIPE, false, true> {
-  RingDot<PIPE> dot;
-  __device__ __forceinline__ void start(const TileRows& r, int first, int last, int t,
-                                        unsigned long long pol, unsigned char* ring) {
-    dot.start(r, first, last, t, pol, ring);
-  }
-  __device__ __forceinline__ void finish(const TileRows& r, int, unsigned long long pol,
-                                         const SmemB& b, float (&c)[4]) {
-    dot.finish(r, pol, b, c);
-  }
-};
-
 template <int H, int I, int SI, int K, int W, int PIPE, bool DIRECT, bool L2, bool RING>
 __device__ __forceinline__ void down_combine(const DownParams& p) {
   static_assert(H % 64 == 0 && I % 64 == 0 && SI % 64 == 0, "SPEC: multiples of 64");
@@ -149,20 +122,26 @@ __device__ __forceinline__ void down_combine(const DownParams& p) {
   // Walk to the first item overlapping [c_first, c_last).
   int item = 0, base = 0;
   while (item < it.count() && base + it.chunks(item) <= c_first) base += it.chunks(item++);
+  const DownWalk<Items> walk{item, base, c_first, c_last};
 
   const unsigned long long pol = ptx::evict_first_policy();
   // smem: staged act/sact (unless DIRECT), partial sums, then (RING) one weight ring per warp.
   constexpr int kStaging = DIRECT ? 0 : (K * I + SI) * 2;
   constexpr int kPartials = Items::kItems * W * kTileRows * 4;
   unsigned char* ring = smem + kStaging + kPartials + warp * PIPE * kRingSlotBytes;
-  DownDot<PIPE, DIRECT, RING> dot;
+  TileDot<PIPE, BSource<DIRECT>> dot;  // register ring
+  DownChain<PIPE, Items> chain;         // shared-memory ring (RING)
   auto seg_first = [&] { return 64 * ((c_first > base ? c_first : base) - base); };
   auto seg_last = [&] {
     const int end = base + it.chunks(item);
     return 64 * ((c_last < end ? c_last : end) - base);
   };
   const bool any = item < it.count() && base < c_last;
-  if (any) dot.start(it.rows(p, item, n0 + g), seg_first(), seg_last(), t, pol, ring);
+  if constexpr (RING) {
+    chain.start(p, it, walk, n0 + g, t, pol, ring);
+  } else if (any) {
+    dot.start(it.rows(p, item, n0 + g), seg_first(), seg_last(), t, pol);
+  }
 
   ptx::griddep_wait();  // act and sact are gate_up's output
   ptx::griddep_launch_dependents();
@@ -181,7 +160,21 @@ __device__ __forceinline__ void down_combine(const DownParams& p) {
   for (int x = threadIdx.x; x < Items::kItems * W * kTileRows; x += blockDim.x) part[x] = 0.0f;
   __syncthreads();
 
-  if (any) {
+  // The warp's sums of one item; with kSplit the row's two K halves are D[g][0] and D[g+8][1].
+  auto store = [&](int x, const float (&c)[4]) {
+    if (t == 0) {
+      if constexpr (Items::kSplit) {
+        part[(x * W + warp) * kTileRows + g] = ptx::add_rn(c[0], c[3]);
+      } else {
+        part[(x * W + warp) * kTileRows + g] = c[0];
+        part[(x * W + warp) * kTileRows + g + 8] = c[2];
+      }
+    }
+  };
+  if constexpr (RING) {
+    chain.finish(p, it, walk, n0 + g, t, pol, ring,
+                 [&](int x) { return SmemB{bs + x * (I / 8) + it.b_offset(x, g) / 8}; }, store);
+  } else if (any) {
     for (;;) {
       float c[4] = {0.f, 0.f, 0.f, 0.f};
       const int boff = it.b_offset(item, g);
@@ -190,17 +183,10 @@ __device__ __forceinline__ void down_combine(const DownParams& p) {
       } else {
         dot.finish(it.rows(p, item, n0 + g), t, pol, SmemB{bs + item * (I / 8) + boff / 8}, c);
       }
-      if (t == 0) {
-        if constexpr (Items::kSplit) {
-          part[(item * W + warp) * kTileRows + g] = ptx::add_rn(c[0], c[3]);
-        } else {
-          part[(item * W + warp) * kTileRows + g] = c[0];
-          part[(item * W + warp) * kTileRows + g + 8] = c[2];
-        }
-      }
+      store(item, c);
       base += it.chunks(item++);
       if (item >= it.count() || base >= c_last) break;
-      dot.start(it.rows(p, item, n0 + g), seg_first(), seg_last(), t, pol, ring);
+      dot.start(it.rows(p, item, n0 + g), seg_first(), seg_last(), t, pol);
     }
   }
   __syncthreads();

@@ -111,13 +111,13 @@ __device__ __forceinline__ void gate_up_routed(const GateUpParams& p, int cta,
   float c[4] = {0.f, 0.f, 0.f, 0.f};
   const unsigned short* x = p.x + static_cast<long long>(pair / K) * H;
   if constexpr (RING) {
+    unsigned char* ring = smem + H * 2 + gate_up_partials_bytes(W) + warp * RingDot<PIPE>::kWarpBytes;
     RingDot<PIPE> dot;
-    dot.start(rows, first, last, t, pol,
-              smem + H * 2 + gate_up_partials_bytes(W) + warp * RingDot<PIPE>::kWarpBytes);
+    dot.start(rows, first, last, t, pol, ring);
     ptx::U32x4* xs = reinterpret_cast<ptx::U32x4*>(smem);
     stage_permuted(x, H, xs);
     __syncthreads();
-    dot.finish(rows, pol, SmemB{xs}, c);
+    dot.finish(rows, pol, SmemB{xs}, c, ring);
   } else {
     gate_up_routed_registers<H, PIPE, DIRECT>(rows, first, last, t, pol, x, smem, c);
   }

@@ -17,31 +17,63 @@
 
 namespace moegemv {
 
-template <int kPipe>
-struct RingDot {
-  static constexpr int kWarpBytes = kPipe * kRingSlotBytes;
-  // Slot layout: row g pieces [32 lanes][16 B], row g + 8 pieces, then the scale u32s of row g
-  // and of row g + 8 [32 lanes][4 B].
+// One lane's view of a warp's ring: where its pieces of each slot live in shared memory.
+// Slot layout: row g pieces [32 lanes][16 B], row g + 8 pieces, then the scale u32s of row g and
+// of row g + 8 [32 lanes][4 B].
+struct RingLane {
   static constexpr unsigned kHiOffset = 512, kScaleLoOffset = 1024, kScaleHiOffset = 1152;
+  unsigned piece, scale, half;  // shared addresses of slot 0 entries; scale byte of k-blocks 2t..
 
-  const unsigned char *w_lo, *w_hi, *s_lo, *s_hi;  // global sources of the next step to issue
-  unsigned piece, scale;                           // shared addresses of this lane's slot 0 entries
-  unsigned e0, t;
-  int nfull, issued;
-  bool tail;
+  __device__ __forceinline__ RingLane(unsigned char* ring, unsigned t) {
+    const unsigned lane = threadIdx.x % 32;
+    piece = ptx::shared_addr(ring) + 16 * lane;
+    scale = ptx::shared_addr(ring) + kScaleLoOffset + 4 * lane;
+    half = 2 * (t & 1);
+  }
+  __device__ __forceinline__ Step<SmemB> read(unsigned slot) const {
+    const unsigned o = slot * kRingSlotBytes;
+    Step<SmemB> st;
+    st.lo = ptx::ld_shared_v4(piece + o);
+    st.hi = ptx::ld_shared_v4(piece + o + kHiOffset);
+    st.s_lo = ptx::ld_shared_u16(scale + o + half);
+    st.s_hi = ptx::ld_shared_u16(scale + o + (kScaleHiOffset - kScaleLoOffset) + half);
+    return st;
+  }
+};
 
-  __device__ __forceinline__ void issue(int slot, unsigned long long pol) {
-    const unsigned o = static_cast<unsigned>(slot) * kRingSlotBytes;
-    ptx::cp_async16_stream(piece + o, w_lo, pol);
-    ptx::cp_async16_stream(piece + o + kHiOffset, w_hi, pol);
-    ptx::cp_async4(scale + o, s_lo);
-    ptx::cp_async4(scale + o + (kScaleHiOffset - kScaleLoOffset), s_hi);
+// Global read cursor over one tile range's full steps: this lane's bytes of the next step.
+struct RingSource {
+  const unsigned char *w_lo, *w_hi, *s_lo, *s_hi;
+
+  __device__ __forceinline__ void init(const TileRows& r, unsigned e0, unsigned t) {
+    const unsigned w = e0 / 2 + 16 * t;
+    const unsigned s = (e0 / 64 + (t >> 1)) * 512;  // the aligned u32 holding k-blocks 2t, 2t+1
+    w_lo = r.w_lo + w;
+    w_hi = r.w_hi + w;
+    s_lo = r.sf_lo + s;
+    s_hi = r.sf_hi + s;
+  }
+  // Copies the next step into `slot` (no commit) and advances.
+  __device__ __forceinline__ void issue(const RingLane& l, unsigned slot, unsigned long long pol) {
+    const unsigned o = slot * kRingSlotBytes;
+    ptx::cp_async16_stream(l.piece + o, w_lo, pol);
+    ptx::cp_async16_stream(l.piece + o + RingLane::kHiOffset, w_hi, pol);
+    ptx::cp_async4(l.scale + o, s_lo);
+    ptx::cp_async4(l.scale + o + (RingLane::kScaleHiOffset - RingLane::kScaleLoOffset), s_hi);
     w_lo += 64;
     w_hi += 64;
     s_lo += 1024;
     s_hi += 1024;
-    ++issued;
   }
+};
+
+template <int kPipe>
+struct RingDot {
+  static constexpr int kWarpBytes = kPipe * kRingSlotBytes;
+  RingSource src;
+  unsigned e0, t;
+  int nfull, issued;
+  bool tail;
 
   // Weights only: may run before griddepcontrol.wait. ring: this warp's kWarpBytes.
   __device__ __forceinline__ void start(const TileRows& r, int first, int last, int lane_t,
@@ -51,44 +83,32 @@ struct RingDot {
     nfull = (last - first) / 128;
     tail = ((last - first) % 128) != 0;
     issued = 0;
-    const unsigned lane = threadIdx.x % 32;
-    piece = ptx::shared_addr(ring) + 16 * lane;
-    scale = ptx::shared_addr(ring) + kScaleLoOffset + 4 * lane;
-    const unsigned w = e0 / 2 + 16 * t;
-    const unsigned s = (e0 / 64 + (t >> 1)) * 512;  // the aligned u32 holding k-blocks 2t, 2t+1
-    w_lo = r.w_lo + w;
-    w_hi = r.w_hi + w;
-    s_lo = r.sf_lo + s;
-    s_hi = r.sf_hi + s;
+    const RingLane lane(ring, t);
+    src.init(r, e0, t);
 #pragma unroll
     for (int i = 0; i < kPipe; ++i) {
-      if (i < nfull) issue(i, pol);
+      if (i < nfull) {
+        src.issue(lane, i, pol);
+        ++issued;
+      }
       ptx::cp_async_commit();
     }
   }
 
-  __device__ __forceinline__ Step<SmemB> read(int slot) const {
-    const unsigned o = static_cast<unsigned>(slot) * kRingSlotBytes;
-    const unsigned half = 2 * (t & 1);
-    Step<SmemB> st;
-    st.lo = ptx::ld_shared_v4(piece + o);
-    st.hi = ptx::ld_shared_v4(piece + o + kHiOffset);
-    st.s_lo = ptx::ld_shared_u16(scale + o + half);
-    st.s_hi = ptx::ld_shared_u16(scale + o + (kScaleHiOffset - kScaleLoOffset) + half);
-    return st;
-  }
-
   __device__ __forceinline__ void finish(const TileRows& r, unsigned long long pol, const SmemB& b,
-                                         float (&c)[4]) {
+                                         float (&c)[4], unsigned char* ring) {
+    const RingLane lane(ring, t);
     unsigned g0 = e0 / 8 + 4 * t;
     int s = 0;
     for (; s + kPipe <= nfull; s += kPipe) {
 #pragma unroll
       for (int i = 0; i < kPipe; ++i) {
         ptx::cp_async_wait<kPipe - 1>();
-        const Step<SmemB> st = read(i);
-        compute_step(st, g0 + 16 * i, b, c);
-        if (issued < nfull) issue(i, pol);
+        compute_step(lane.read(i), g0 + 16 * i, b, c);
+        if (issued < nfull) {
+          src.issue(lane, i, pol);
+          ++issued;
+        }
         ptx::cp_async_commit();
       }
       g0 += 16 * kPipe;
@@ -96,7 +116,7 @@ struct RingDot {
     ptx::cp_async_wait<0>();
 #pragma unroll
     for (int i = 0; i < kPipe; ++i)
-      if (s + i < nfull) compute_step(read(i), g0 + 16 * i, b, c);
+      if (s + i < nfull) compute_step(lane.read(i), g0 + 16 * i, b, c);
     if (tail) tail_step(r, e0 + 128 * static_cast<unsigned>(nfull), t, pol, b, c);
   }
 };
