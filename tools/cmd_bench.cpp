@@ -31,7 +31,10 @@ void add_bench_command(CLI::App& app) {
   cmd->add_option("--batches", config->batches, "timed batches (median reported)");
   cmd->add_option("--replays", config->replays, "graph replays per batch");
   cmd->add_option("--json", *json, "write the results as JSON to this file");
-  cmd->callback([config, json, ranks_tp, ranks_ep] {
+  auto patterns = std::make_shared<bool>(false);
+  cmd->add_flag("--patterns", *patterns,
+                "only the access-pattern diagnostic: the tiles' read pattern without arithmetic");
+  cmd->callback([config, json, ranks_tp, ranks_ep, patterns] {
     if (*ranks_tp > 1 || *ranks_ep > 1) {
       // No CUDA call in this process before the ranks are forked.
       harness::MultiGpuConfig m;
@@ -58,6 +61,16 @@ void add_bench_command(CLI::App& app) {
     driver::PrimaryContext context(0);
     context.make_current();
     driver::Stream stream;
+    if (*patterns) {
+      std::cout << fmt::format("streaming-read ceiling: {:.0f} GB/s\n",
+                               harness::measure_stream_read(std::size_t{4} << 30, stream.get()));
+      for (int row_bytes : {3584, 1024, 2560})
+        for (int chunk : {64, 128, 256})
+          std::cout << fmt::format("tile pattern: rows of {} bytes, {} bytes per row per warp step: {:.0f} GB/s\n",
+                                   row_bytes, chunk, harness::measure_tile_read(row_bytes, chunk, stream.get()))
+                    << std::flush;
+      return;
+    }
     auto result = harness::run_bench(*config, stream.get(), [](const harness::BenchRow& row) {
       std::cout << fmt::format("  {} M={} {}: {:.2f} us/layer, {:.1f}% of ceiling\n", row.model,
                                row.m, row.mode, row.us, row.pct)

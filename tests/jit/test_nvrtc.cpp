@@ -35,6 +35,14 @@ TEST_CASE("the decode probe compiles", "[nvrtc]") {
   CHECK(out.cubin.size() > 100);
 }
 
+TEST_CASE("the bench's diagnostic kernels compile", "[nvrtc]") {
+  for (const auto& source : {jit::stream_read_source("sm_90"), jit::tile_read_source("sm_90")}) {
+    auto out = jit::compile(source, "diagnostic", "sm_90", jit::compile_options("sm_90"));
+    CHECK(out.cubin.size() > 100);
+    CHECK_FALSE(spills(out.log));
+  }
+}
+
 TEST_CASE("a compile error carries key, arch, options and log", "[nvrtc]") {
   try {
     jit::compile("this is not cuda", "gate_up:64:64:0:1", "sm_90", jit::compile_options("sm_90"));

@@ -98,6 +98,33 @@ double measure_stream_read(std::size_t bytes, CUstream stream) {
   return median(gbps);
 }
 
+double measure_tile_read(int row_bytes, int chunk, CUstream stream) {
+  const std::string arch = detail::current_arch();
+  auto compiled = jit::compile(jit::tile_read_source(arch), "tile_read", arch, jit::compile_options(arch));
+  driver::Module module(compiled.cubin);
+  const std::string name = fmt::format("moegemv_tile_read_{}", chunk);
+  CUfunction f = module.function(name.c_str());
+  const std::size_t tiles = (std::size_t{2} << 30) / (16 * static_cast<std::size_t>(row_bytes));
+  const std::size_t bytes = tiles * 16 * row_bytes;
+  driver::DeviceBuffer data(bytes), sink(4);
+  data.fill_u16(0x3C01, stream);
+  StreamReadParams p{reinterpret_cast<const void*>(data.ptr()), static_cast<unsigned long long>(row_bytes),
+                     reinterpret_cast<unsigned int*>(sink.ptr())};
+  driver::LaunchConfig c;
+  c.grid[0] = static_cast<unsigned>(tiles);
+  c.block[0] = 128;
+  std::vector<double> gbps;
+  for (int i = 0; i < 8; ++i) {
+    driver::Event start, end;
+    start.record(stream);
+    driver::launch(f, c, stream, &p);
+    end.record(stream);
+    const double ms = driver::elapsed_ms(start, end);
+    if (i >= 3) gbps.push_back(bytes / (ms * 1e6));
+  }
+  return median(gbps);
+}
+
 BenchResult run_bench(const BenchConfig& config, CUstream stream,
                       const std::function<void(const BenchRow&)>& report) {
   BenchResult result;

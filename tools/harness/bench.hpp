@@ -54,6 +54,10 @@ Timing time_graph(const driver::GraphExec& graph, CUstream stream, int batches, 
 /// Median GB/s of a read-only kernel over `bytes` (16-byte loads, evict-first).
 double measure_stream_read(std::size_t bytes, CUstream stream);
 
+/// Diagnostic: GB/s of reading ~2 GiB laid out as rows of `row_bytes` with the GEMV tiles' access
+/// pattern (templates/tile_read.cuh), `chunk` (64, 128 or 256) bytes per row per warp step.
+double measure_tile_read(int row_bytes, int chunk, CUstream stream);
+
 std::string to_json(const BenchResult& result);
 std::string to_table(const BenchResult& result);
 
