@@ -154,7 +154,15 @@ __device__ __forceinline__ void down_combine(const DownParams& p) {
   };
   ptx::U32x4* bs = reinterpret_cast<ptx::U32x4*>(smem);
   if constexpr (!DIRECT) {
-    for (int r = 0; r < it.count(); ++r) stage_permuted(b_row(r), it.len(r), bs + r * (I / 8));
+    // One flat copy of all rows (routed rows I/8 groups apart, then sact), so a thread's loads
+    // of different rows are in flight together.
+    const int routed_groups = it.routed * (I / 8);
+    stage_groups(routed_groups + (SI > 0 ? SI / 8 : 0),
+                 [&](int gi) {
+                   return gi < routed_groups ? b_row(gi / (I / 8)) + 8 * (gi % (I / 8))
+                                             : b_row(it.routed) + 8 * (gi - routed_groups);
+                 },
+                 bs);
   }
   float* part = reinterpret_cast<float*>(smem + kStaging);  // [item][warp][16]
   for (int x = threadIdx.x; x < Items::kItems * W * kTileRows; x += blockDim.x) part[x] = 0.0f;
