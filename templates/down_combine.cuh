@@ -118,7 +118,8 @@ __device__ __forceinline__ void down_combine(const DownParams& p) {
   // This warp's chunk range over the concatenated items.
   int total = 0;
   for (int item = 0; item < it.count(); ++item) total += it.chunks(item);
-  const int c_first = warp * total / W, c_last = (warp + 1) * total / W;
+  int c_first, c_last;
+  split_chunks(total, warp, W, c_first, c_last);
   // Walk to the first item overlapping [c_first, c_last).
   int item = 0, base = 0;
   while (item < it.count() && base + it.chunks(item) <= c_first) base += it.chunks(item++);

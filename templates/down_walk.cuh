@@ -45,7 +45,7 @@ struct DownChain {
       iss.next(it);
       if (iss.valid(it)) {
         src.init(it.rows(p, iss.item, n), static_cast<unsigned>(iss.first()), t);
-        iss_left = (iss.last(it) - iss.first()) / 128;
+        iss_left = (iss.last(it) - iss.first()) / kWideStep;
       }
     }
     if (iss_left > 0) {
@@ -62,9 +62,9 @@ struct DownChain {
     iss_left = 0;
     if (iss.valid(it)) {
       src.init(it.rows(p, iss.item, n), static_cast<unsigned>(iss.first()), t);
-      iss_left = (iss.last(it) - iss.first()) / 128;
+      iss_left = (iss.last(it) - iss.first()) / kWideStep;
     }
-    const RingLane lane(ring, t);
+    const RingLane lane(ring);
 #pragma unroll
     for (int i = 0; i < kPipe; ++i) issue_next(p, it, n, t, lane, i, pol);
   }
@@ -75,23 +75,24 @@ struct DownChain {
   __device__ __forceinline__ void finish(const DownParams& p, const Items& it, DownWalk<Items> w, int n,
                                          unsigned t, unsigned long long pol, unsigned char* ring,
                                          BOf b_of, Store store) {
-    const RingLane lane(ring, t);
+    const RingLane lane(ring);
     unsigned slot = 0;
     for (; w.valid(it); w.next(it)) {
       const int first = w.first(), last = w.last(it);
-      const int nfull = (last - first) / 128;
+      const int nfull = (last - first) / kWideStep;
       const SmemB b = b_of(w.item);
-      unsigned g0 = static_cast<unsigned>(first) / 8 + 4 * t;
+      unsigned g0 = static_cast<unsigned>(first) / 8 + 8 * t;
       float c[4] = {0.f, 0.f, 0.f, 0.f};
       for (int s = 0; s < nfull; ++s) {
         ptx::cp_async_wait<kPipe - 1>();
-        compute_step(lane.read(slot), g0, b, c);
-        g0 += 16;
+        compute_wide_step(lane.read(slot), g0, b, c);
+        g0 += 32;
         issue_next(p, it, n, t, lane, slot, pol);
         slot = slot + 1 == kPipe ? 0 : slot + 1;
       }
-      if ((last - first) % 128 != 0)
-        tail_step(it.rows(p, w.item, n), static_cast<unsigned>(first + 128 * nfull), t, pol, b, c);
+      if ((last - first) % kWideStep != 0)
+        wide_tails(it.rows(p, w.item, n), static_cast<unsigned>(first), static_cast<unsigned>(last), t,
+                   pol, b, c);
       store(w.item, c);
     }
     ptx::cp_async_wait<0>();

@@ -18,11 +18,12 @@ __device__ __forceinline__ float* gate_up_partials(unsigned char* smem, int h) {
   return reinterpret_cast<float*>(smem + (kDirect ? 0 : h * 2));
 }
 
-// The warp's share of [0, h) in 64-element chunks.
+// The warp's share of [0, h): whole 256-element steps (the ring's), the last warp also takes
+// the leftover 64-element chunks.
 __device__ __forceinline__ void warp_range(int h, int warp, int warps, int& first, int& last) {
-  const int chunks = h / 64;
-  first = 64 * (warp * chunks / warps);
-  last = 64 * ((warp + 1) * chunks / warps);
+  split_chunks(h / 64, warp, warps, first, last);
+  first *= 64;
+  last *= 64;
 }
 
 // Lanes with t == 0 hold column 0, the rest hold columns 2t, 2t+1 (used by shared tiles).

@@ -13,6 +13,14 @@
 
 namespace moegemv {
 
+// Splits `chunks` 64-element chunks over `parts` warps in units of 4 (one 256-element ring
+// step); the last part also takes the remainder. Yields part `i`'s [first, last) in chunks.
+__device__ __forceinline__ void split_chunks(int chunks, int i, int parts, int& first, int& last) {
+  const int units = chunks / 4;
+  first = 4 * (i * units / parts);
+  last = i == parts - 1 ? chunks : 4 * ((i + 1) * units / parts);
+}
+
 struct TileRows {
   const unsigned char* w_lo;   // this lane's row g, element 0
   const unsigned char* w_hi;   // row g + 8
