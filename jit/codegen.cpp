@@ -104,12 +104,16 @@ KernelConfig kernel_config(const Key& key, const std::string& tune) {
     else if (field == "direct" && value <= 1) c.direct_b = value;
     else if (field == "minb" && value >= 1 && value <= 16) c.min_blocks = value;
     else if (field == "l2" && value <= 1) c.l2_prefetch = value;
-    else if (field == "ring" && value <= 1) c.ring = value;
-    else throw ArgumentError("MOEGEMV_TUNE", "warps 1..32, pipe 1..8, direct 0|1, minb 1..16, l2 0|1, ring 0|1", item);
+    else if (field == "ring" && value <= (gu ? 1 : 2)) c.ring = value;
+    else throw ArgumentError("MOEGEMV_TUNE",
+                             "warps 1..32, pipe 1..8, direct 0|1, minb 1..16, l2 0|1, gu_ring 0|1, dc_ring 0|1|2",
+                             item);
   }
   if (c.ring && c.direct_b)
-    throw ArgumentError("MOEGEMV_TUNE", "ring=1 with direct=0 (the ring reads B from shared memory)",
+    throw ArgumentError("MOEGEMV_TUNE", "ring=1|2 with direct=0 (the ring reads B from shared memory)",
                         tune);
+  if (c.ring == 2 && c.l2_prefetch)
+    throw ArgumentError("MOEGEMV_TUNE", "dc_ring=2 (persistent) without dc_l2", tune);
   return c;
 }
 
@@ -141,16 +145,20 @@ std::string generate_source(const Key& key, const std::string& arch) {
                                     {"key", key.str()},
                                     {"arch", arch},
                                     {"templates_hash", templates_hash()},
-                                    {"header", gate_up ? "gate_up.cuh" : "down_combine.cuh"},
+                                    {"header", gate_up        ? "gate_up.cuh"
+                                               : c.ring == 2 ? "down_persistent.cuh"
+                                                             : "down_combine.cuh"},
                                     {"threads", std::to_string(32 * c.warps)},
                                     {"min_blocks", std::to_string(c.min_blocks)},
                                     {"pipe", std::to_string(c.pipe)},
                                     {"direct", c.direct_b ? "true" : "false"},
                                     {"l2", c.l2_prefetch ? "true" : "false"},
-                                    {"ring", c.ring ? "true" : "false"},
+                                    {"ring", std::to_string(c.ring)},
                                     {"name", kernel_name(key)},
                                     {"params", gate_up ? "GateUpParams" : "DownParams"},
-                                    {"function", gate_up ? "gate_up" : "down_combine"},
+                                    {"function", gate_up        ? "gate_up"
+                                                 : c.ring == 2 ? "down_combine_persistent"
+                                                               : "down_combine"},
                                     {"h", std::to_string(key.h)},
                                     {"i", std::to_string(key.i)},
                                     {"si", std::to_string(key.si)},

@@ -84,6 +84,7 @@ void resolve_all(const Resolver& resolve, Api& api) {
   MOEGEMV_RESOLVE(cuFuncSetAttribute, 9000);
   MOEGEMV_RESOLVE(cuFuncGetAttribute, 2020);
   MOEGEMV_RESOLVE(cuLaunchKernelEx, 11060);
+  MOEGEMV_RESOLVE(cuOccupancyMaxActiveBlocksPerMultiprocessor, 6050);
   MOEGEMV_RESOLVE(cuMemAlloc, 3020);
   MOEGEMV_RESOLVE(cuMemFree, 3020);
   MOEGEMV_RESOLVE(cuMemGetInfo, 3020);

@@ -39,6 +39,7 @@ struct Api {
   PFN_cuFuncSetAttribute_v9000 cuFuncSetAttribute = nullptr;
   PFN_cuFuncGetAttribute_v2020 cuFuncGetAttribute = nullptr;
   PFN_cuLaunchKernelEx_v11060 cuLaunchKernelEx = nullptr;
+  PFN_cuOccupancyMaxActiveBlocksPerMultiprocessor_v6050 cuOccupancyMaxActiveBlocksPerMultiprocessor = nullptr;
 
   PFN_cuMemAlloc_v3020 cuMemAlloc = nullptr;
   PFN_cuMemFree_v3020 cuMemFree = nullptr;

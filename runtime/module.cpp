@@ -70,4 +70,11 @@ void set_max_dynamic_smem(CUfunction f, unsigned smem_bytes) {
         call.c_str());
 }
 
+int max_active_ctas_per_sm(CUfunction f, int threads, int smem_bytes) {
+  int ctas = 0;
+  check(api().cuOccupancyMaxActiveBlocksPerMultiprocessor(&ctas, f, threads, static_cast<std::size_t>(smem_bytes)),
+        "cuOccupancyMaxActiveBlocksPerMultiprocessor");
+  return ctas;
+}
+
 }  // namespace moegemv::driver

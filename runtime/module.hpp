@@ -38,4 +38,7 @@ class Module {
 /// kernel gets without opting in. Call once after loading, not per launch.
 void set_max_dynamic_smem(CUfunction f, unsigned smem_bytes);
 
+/// CTAs of f that fit on one SM at once with this block size and dynamic shared memory.
+int max_active_ctas_per_sm(CUfunction f, int threads, int smem_bytes);
+
 }  // namespace moegemv::driver

@@ -43,6 +43,13 @@ KernelPtr load(const Key& key, const std::string& arch, bool capturing) {
       kernel->function = kernel->module.function(jit::kernel_name(key).c_str());
       if (kernel->smem_bytes > 48 * 1024)
         driver::set_max_dynamic_smem(kernel->function, kernel->smem_bytes);
+      if (jit::kernel_config(key).ring == 2) {
+        CUdevice device = 0;
+        driver::check(driver::api().cuCtxGetDevice(&device), "cuCtxGetDevice");
+        kernel->persistent_ctas =
+            driver::device_info(device).sm_count *
+            driver::max_active_ctas_per_sm(kernel->function, 32 * kernel->warps, kernel->smem_bytes);
+      }
       return kernel;
     } catch (const CudaError& e) {
       // A stored cubin the driver rejects is a miss: drop it and rebuild once.

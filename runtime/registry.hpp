@@ -20,6 +20,7 @@ struct LoadedKernel {
   int smem_bytes = 0;
   std::string arch;
   cache::Origin origin = cache::Origin::kCompiled;
+  int persistent_ctas = 0;  ///< > 0: a persistent kernel; launch min(work units, this) CTAs
 };
 
 /// The process-wide cubin store (created from Options::global() on first use).

@@ -90,16 +90,9 @@ __device__ __forceinline__ void prefetch_tile(const DownParams& p, const DownIte
   }
 }
 
-template <int H, int I, int SI, int K, int W, int PIPE, bool DIRECT, bool L2, bool RING>
-__device__ __forceinline__ void down_combine(const DownParams& p) {
-  static_assert(H % 64 == 0 && I % 64 == 0 && SI % 64 == 0, "SPEC: multiples of 64");
-  static_assert(!(RING && DIRECT), "the ring reads act from shared memory");
-  extern __shared__ __align__(16) unsigned char smem[];
-  using Items = DownItems<H, I, SI, K>;
-  const int tile = blockIdx.x / p.m, tok = blockIdx.x % p.m;
-  const int n0 = tile * Items::kRows;
-  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32, g = lane / 4, t = lane % 4;
-
+// The token's items: valid routed experts in ascending j, then the shared expert.
+template <class Items, int K>
+__device__ __forceinline__ Items load_items(const DownParams& p, int tok) {
   Items it;
   it.routed = 0;
   it.bad = false;
@@ -113,17 +106,77 @@ __device__ __forceinline__ void down_combine(const DownParams& p) {
       ++it.routed;
     }
   }
-  if constexpr (L2) prefetch_tile(p, it, n0);
+  return it;
+}
 
-  // This warp's chunk range over the concatenated items.
+// SPEC section 5's combine for tile row r from the warps' partial sums part[item][warp][16]
+// (entries of warps that did not touch an item are zero); with `clear`, zeroes what it read.
+template <int SI, int K, int W, class Items>
+__device__ __forceinline__ unsigned short combine_row(const DownParams& p, const Items& it, float* part,
+                                                     int r, int tok, bool clear) {
+  auto sum_item = [&](int x) {
+    float sum = 0.0f;
+    for (int w = 0; w < W; ++w) {
+      float& v = part[(x * W + w) * kTileRows + r];
+      sum = ptx::add_rn(sum, v);
+      if (clear) v = 0.0f;
+    }
+    return ptx::mul_rn(sum, nvfp4::kAccUnscale);
+  };
+  float acc = 0.0f;
+  for (int x = 0; x < it.routed; ++x) {
+    const float y = ptx::bf16_to_f32(ptx::f32_to_bf16(ptx::mul_rn(sum_item(x), p.alpha2[it.expert[x]])));
+    acc = ptx::fma_rn(y, p.tw[tok * K + it.slot[x]], acc);
+  }
+  float ys = 0.0f;
+  if (SI > 0) ys = ptx::bf16_to_f32(ptx::f32_to_bf16(ptx::mul_rn(sum_item(it.routed), *p.gssd)));
+  const unsigned short o = ptx::f32_to_bf16(ptx::add_rn(ptx::bf16_to_f32(ptx::f32_to_bf16(acc)), ys));
+  return it.bad ? 0x7FC0 : o;
+}
+
+// The warp's chunk range of a tile and its walk's start (the first item overlapping it).
+template <class Items>
+__device__ __forceinline__ DownWalk<Items> warp_walk(const Items& it, int warp, int warps) {
   int total = 0;
   for (int item = 0; item < it.count(); ++item) total += it.chunks(item);
-  int c_first, c_last;
-  split_chunks(total, warp, W, c_first, c_last);
-  // Walk to the first item overlapping [c_first, c_last).
-  int item = 0, base = 0;
-  while (item < it.count() && base + it.chunks(item) <= c_first) base += it.chunks(item++);
-  const DownWalk<Items> walk{item, base, c_first, c_last};
+  DownWalk<Items> w{0, 0, 0, 0};
+  split_chunks(total, warp, warps, w.c_first, w.c_last);
+  while (w.item < it.count() && w.base + it.chunks(w.item) <= w.c_first) w.base += it.chunks(w.item++);
+  return w;
+}
+
+// Copies the token's act rows (valid items) and sact into shared memory in the SmemB permutation:
+// one flat copy, so a thread's loads of different rows are in flight together.
+template <int I, int SI, int K, class Items>
+__device__ __forceinline__ void stage_token(const DownParams& p, const Items& it, int tok,
+                                            ptx::U32x4* bs) {
+  const int routed_groups = it.routed * (I / 8);
+  stage_groups(routed_groups + (SI > 0 ? SI / 8 : 0),
+               [&](int gi) {
+                 return gi < routed_groups
+                            ? p.act + static_cast<long long>(tok * K + it.slot[gi / (I / 8)]) * I +
+                                  8 * (gi % (I / 8))
+                            : p.sact + static_cast<long long>(tok) * SI + 8 * (gi - routed_groups);
+               },
+               bs);
+}
+
+template <int H, int I, int SI, int K, int W, int PIPE, bool DIRECT, bool L2, int RING>
+__device__ __forceinline__ void down_combine(const DownParams& p) {
+  static_assert(H % 64 == 0 && I % 64 == 0 && SI % 64 == 0, "SPEC: multiples of 64");
+  static_assert(!(RING && DIRECT), "the ring reads act from shared memory");
+  extern __shared__ __align__(16) unsigned char smem[];
+  using Items = DownItems<H, I, SI, K>;
+  const int tile = blockIdx.x / p.m, tok = blockIdx.x % p.m;
+  const int n0 = tile * Items::kRows;
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32, g = lane / 4, t = lane % 4;
+
+  const Items it = load_items<Items, K>(p, tok);
+  if constexpr (L2) prefetch_tile(p, it, n0);
+
+  const DownWalk<Items> walk = warp_walk(it, warp, W);
+  const int c_first = walk.c_first, c_last = walk.c_last;
+  int item = walk.item, base = walk.base;
 
   const unsigned long long pol = ptx::evict_first_policy();
   // smem: staged act/sact (unless DIRECT), partial sums, then (RING) one weight ring per warp.
@@ -155,15 +208,7 @@ __device__ __forceinline__ void down_combine(const DownParams& p) {
   };
   ptx::U32x4* bs = reinterpret_cast<ptx::U32x4*>(smem);
   if constexpr (!DIRECT) {
-    // One flat copy of all rows (routed rows I/8 groups apart, then sact), so a thread's loads
-    // of different rows are in flight together.
-    const int routed_groups = it.routed * (I / 8);
-    stage_groups(routed_groups + (SI > 0 ? SI / 8 : 0),
-                 [&](int gi) {
-                   return gi < routed_groups ? b_row(gi / (I / 8)) + 8 * (gi % (I / 8))
-                                             : b_row(it.routed) + 8 * (gi - routed_groups);
-                 },
-                 bs);
+    stage_token<I, SI, K>(p, it, tok, bs);
   }
   float* part = reinterpret_cast<float*>(smem + kStaging);  // [item][warp][16]
   for (int x = threadIdx.x; x < Items::kItems * W * kTileRows; x += blockDim.x) part[x] = 0.0f;
@@ -200,27 +245,9 @@ __device__ __forceinline__ void down_combine(const DownParams& p) {
   }
   __syncthreads();
 
-  if (threadIdx.x < Items::kRows) {
-    const int r = threadIdx.x;
-    float acc = 0.0f;
-    for (int x = 0; x < it.routed; ++x) {
-      float sum = 0.0f;
-      for (int w = 0; w < W; ++w) sum = ptx::add_rn(sum, part[(x * W + w) * kTileRows + r]);
-      const float y = ptx::bf16_to_f32(ptx::f32_to_bf16(
-          ptx::mul_rn(ptx::mul_rn(sum, nvfp4::kAccUnscale), p.alpha2[it.expert[x]])));
-      acc = ptx::fma_rn(y, p.tw[tok * K + it.slot[x]], acc);
-    }
-    float ys = 0.0f;
-    if (SI > 0) {
-      float sum = 0.0f;
-      for (int w = 0; w < W; ++w) sum = ptx::add_rn(sum, part[(it.routed * W + w) * kTileRows + r]);
-      ys = ptx::bf16_to_f32(
-          ptx::f32_to_bf16(ptx::mul_rn(ptx::mul_rn(sum, nvfp4::kAccUnscale), *p.gssd)));
-    }
-    const unsigned short o =
-        ptx::f32_to_bf16(ptx::add_rn(ptx::bf16_to_f32(ptx::f32_to_bf16(acc)), ys));
-    p.out[static_cast<long long>(tok) * H + n0 + r] = it.bad ? 0x7FC0 : o;
-  }
+  if (threadIdx.x < Items::kRows)
+    p.out[static_cast<long long>(tok) * H + n0 + threadIdx.x] =
+        combine_row<SI, K, W>(p, it, part, threadIdx.x, tok, false);
 }
 
 }  // namespace moegemv

@@ -77,7 +77,7 @@ __device__ __forceinline__ void gate_up_routed_registers(const TileRows& rows, i
   }
 }
 
-template <int H, int I, int SI, int K, int W, int PIPE, bool DIRECT, bool RING>
+template <int H, int I, int SI, int K, int W, int PIPE, bool DIRECT, int RING>
 __device__ __forceinline__ void gate_up_routed(const GateUpParams& p, int cta,
                                                unsigned char* smem) {
   static_assert(!(RING && DIRECT), "the ring reads x from shared memory");
@@ -174,7 +174,7 @@ __device__ __forceinline__ void gate_up_shared(const GateUpParams& p, int sidx,
   (void)kTiles;
 }
 
-template <int H, int I, int SI, int K, int W, int PIPE, bool DIRECT, bool L2, bool RING>
+template <int H, int I, int SI, int K, int W, int PIPE, bool DIRECT, bool L2, int RING>
 __device__ __forceinline__ void gate_up(const GateUpParams& p) {
   static_assert(H % 64 == 0 && I % 64 == 0 && SI % 64 == 0, "SPEC: multiples of 64");
   extern __shared__ __align__(16) unsigned char smem[];

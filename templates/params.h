@@ -71,7 +71,8 @@ struct KernelConfig {
   int direct_b;    // 1: B (x / act) read from global per step; 0: staged in shared memory
   int min_blocks;  // __launch_bounds__ minimum CTAs per SM (register budget)
   int l2_prefetch; // down_combine: bulk-prefetch the CTA's weights into L2 before the PDL wait
-  int ring;        // 1: weights through a per-warp shared-memory ring (cp.async), B staged in smem
+  int ring;        // 1: weights through a per-warp shared-memory ring (cp.async), B staged in smem;
+                   // 2 (down_combine): the same in a persistent kernel, one CTA per SM
 };
 
 // One 256-element step of one warp in the shared-memory ring (templates/ring.cuh): 32 lanes x
@@ -111,7 +112,8 @@ MOEGEMV_HD constexpr int down_staging_bytes(int i, int si, int k, KernelConfig c
 }
 MOEGEMV_HD constexpr int down_partials_bytes(int k, KernelConfig c) { return (k + 1) * c.warps * kTileRows * 4; }
 MOEGEMV_HD constexpr int down_smem_bytes(int i, int si, int k, KernelConfig c) {
-  return down_staging_bytes(i, si, k, c) + down_partials_bytes(k, c) + ring_bytes(c);
+  // The persistent kernel double-buffers its partial sums.
+  return down_staging_bytes(i, si, k, c) + (c.ring == 2 ? 2 : 1) * down_partials_bytes(k, c) + ring_bytes(c);
 }
 // Largest dynamic shared memory a CTA may use on sm_90 (227 KiB).
 constexpr int kMaxSmemBytes = 227 * 1024;
