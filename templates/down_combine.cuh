@@ -91,9 +91,8 @@ __device__ __forceinline__ void prefetch_tile(const DownParams& p, const DownIte
 }
 
 // The token's items: valid routed experts in ascending j, then the shared expert.
-template <class Items, int K>
-__device__ __forceinline__ Items load_items(const DownParams& p, int tok) {
-  Items it;
+template <int K, class Items>
+__device__ __forceinline__ void load_items(const DownParams& p, int tok, Items& it) {
   it.routed = 0;
   it.bad = false;
 #pragma unroll
@@ -106,7 +105,6 @@ __device__ __forceinline__ Items load_items(const DownParams& p, int tok) {
       ++it.routed;
     }
   }
-  return it;
 }
 
 // SPEC section 5's combine for tile row r from the warps' partial sums part[item][warp][16]
@@ -171,7 +169,8 @@ __device__ __forceinline__ void down_combine(const DownParams& p) {
   const int n0 = tile * Items::kRows;
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32, g = lane / 4, t = lane % 4;
 
-  const Items it = load_items<Items, K>(p, tok);
+  Items it;
+  load_items<K>(p, tok, it);
   if constexpr (L2) prefetch_tile(p, it, n0);
 
   const DownWalk<Items> walk = warp_walk(it, warp, W);

@@ -84,7 +84,8 @@ __device__ __forceinline__ void down_combine_persistent(const DownParams& p) {
   for (int u = blockIdx.x; u < units;) {
     const int tok = u / kTiles;
     const int end = (tok + 1) * kTiles;
-    const Items it = load_items<Items, K>(p, tok);
+    Items it;
+    load_items<K>(p, tok, it);
     const DownWalk<Items> walk = warp_walk(it, warp, W);
     UnitChain<PIPE, kTiles, Items> chain;
     chain.start(p, it, walk, u, end, g, t, lane, pol);  // weights only
@@ -105,7 +106,7 @@ __device__ __forceinline__ void down_combine_persistent(const DownParams& p) {
         const int first = w.first(), last = w.last(it);
         const int nfull = (last - first) / kWideStep;
         const SmemB b{bs + w.item * (I / 8) + it.b_offset(w.item, g) / 8};
-        unsigned g0 = static_cast<unsigned>(first) / 8 + 8 * t;
+        unsigned g0 = static_cast<unsigned>(first) / 8 + 4 * t;
         float c[4] = {0.f, 0.f, 0.f, 0.f};
         for (int s = 0; s < nfull; ++s) {
           ptx::cp_async_wait<PIPE - 1>();

@@ -81,7 +81,7 @@ struct DownChain {
       const int first = w.first(), last = w.last(it);
       const int nfull = (last - first) / kWideStep;
       const SmemB b = b_of(w.item);
-      unsigned g0 = static_cast<unsigned>(first) / 8 + 8 * t;
+      unsigned g0 = static_cast<unsigned>(first) / 8 + 4 * t;
       float c[4] = {0.f, 0.f, 0.f, 0.f};
       for (int s = 0; s < nfull; ++s) {
         ptx::cp_async_wait<kPipe - 1>();

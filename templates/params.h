@@ -76,8 +76,8 @@ struct KernelConfig {
 };
 
 // One 256-element step of one warp in the shared-memory ring (templates/ring.cuh): 32 lanes x
-// (2 rows x 32 bytes of weights + 2 x 4 bytes of scales).
-constexpr int kRingSlotBytes = 2304;
+// (2 rows x 2 x 16 bytes of weights + 2 rows x 2 x 4 bytes of scales).
+constexpr int kRingSlotBytes = 2560;
 MOEGEMV_HD constexpr int ring_bytes(KernelConfig c) { return c.ring ? c.warps * c.pipe * kRingSlotBytes : 0; }
 
 // Measured on the H200 (docs/PERF.md, variants n0-n5, l0-l2, z0-z2): gate_up wants many small CTAs resident

@@ -103,9 +103,9 @@ __device__ __forceinline__ U32x4 ld_shared_v4(unsigned int addr) {
                : "memory");
   return v;
 }
-__device__ __forceinline__ unsigned int ld_shared_u32(unsigned int addr) {
-  unsigned int v;
-  asm volatile("ld.shared.u32 %0, [%1];" : "=r"(v) : "r"(addr) : "memory");
+__device__ __forceinline__ unsigned short ld_shared_u16(unsigned int addr) {
+  unsigned short v;
+  asm volatile("ld.shared.u16 %0, [%1];" : "=h"(v) : "r"(addr) : "memory");
   return v;
 }
 
