@@ -38,7 +38,7 @@ void gate_up(const GateUpArgs& args, CUstream stream, const LaunchOptions& optio
 void down_combine(const DownCombineArgs& args, CUstream stream, const LaunchOptions& options) {
   auto launch = detail::validate(args);
   auto kernel = detail::kernel_for(launch.key, driver::stream_is_capturing(stream));
-  const int units = down_ctas(launch.params.m, launch.key.h, launch.key.i, launch.key.si);
+  const int units = down_ctas(launch.params.m, launch.key.h, kernel->tile_rows);
   const int ctas = kernel->persistent_ctas > 0 ? std::min(units, kernel->persistent_ctas) : units;
   driver::launch(kernel->function, config(*kernel, ctas, options.pdl), stream, &launch.params);
 }

@@ -43,7 +43,9 @@ KernelPtr load(const Key& key, const std::string& arch, bool capturing) {
       kernel->function = kernel->module.function(jit::kernel_name(key).c_str());
       if (kernel->smem_bytes > 48 * 1024)
         driver::set_max_dynamic_smem(kernel->function, kernel->smem_bytes);
-      if (jit::kernel_config(key).ring == 2) {
+      const KernelConfig config = jit::kernel_config(key);
+      kernel->tile_rows = down_tile_rows(key.i, key.si, config.split != 0);
+      if (config.ring == 2) {
         CUdevice device = 0;
         driver::check(driver::api().cuCtxGetDevice(&device), "cuCtxGetDevice");
         kernel->persistent_ctas =

@@ -21,6 +21,7 @@ struct LoadedKernel {
   std::string arch;
   cache::Origin origin = cache::Origin::kCompiled;
   int persistent_ctas = 0;  ///< > 0: a persistent kernel; launch min(work units, this) CTAs
+  int tile_rows = 0;        ///< down_combine: output rows per work unit (8 or 16)
 };
 
 /// The process-wide cubin store (created from Options::global() on first use).

@@ -21,13 +21,13 @@
 
 namespace moegemv {
 
-template <int H, int I, int SI, int K>
+template <int H, int I, int SI, int K, bool SPLIT>
 struct DownItems {
   static constexpr int kItems = K + (SI > 0 ? 1 : 0);
   static constexpr int kKt = ceil_div(I / 16, 4);
   static constexpr int kKts = ceil_div(SI / 16, 4);
-  static constexpr bool kSplit = down_split_k(I, SI);
-  static constexpr int kRows = down_tile_rows(I, SI);
+  static constexpr bool kSplit = down_split_k(I, SI, SPLIT);
+  static constexpr int kRows = down_tile_rows(I, SI, SPLIT);
   int expert[K];  // valid routed items first, in ascending j; slot[] keeps their j
   int slot[K];
   int routed;     // number of valid routed items
@@ -68,8 +68,8 @@ struct DownItems {
 
 // Warms L2 with every weight and scale byte this CTA will read (one bulk prefetch per row piece,
 // and per 64-element k-group the 256-byte slice of the scale atom that holds the tile's rows).
-template <int H, int I, int SI, int K>
-__device__ __forceinline__ void prefetch_tile(const DownParams& p, const DownItems<H, I, SI, K>& it,
+template <class Items>
+__device__ __forceinline__ void prefetch_tile(const DownParams& p, const Items& it,
                                               int n0) {
   const int n = it.count();
   for (int job = threadIdx.x; job < n * 16; job += blockDim.x) {
@@ -159,12 +159,12 @@ __device__ __forceinline__ void stage_token(const DownParams& p, const Items& it
                bs);
 }
 
-template <int H, int I, int SI, int K, int W, int PIPE, bool DIRECT, bool L2, int RING>
+template <int H, int I, int SI, int K, int W, int PIPE, bool DIRECT, bool L2, int RING, bool SPLIT>
 __device__ __forceinline__ void down_combine(const DownParams& p) {
   static_assert(H % 64 == 0 && I % 64 == 0 && SI % 64 == 0, "SPEC: multiples of 64");
   static_assert(!(RING && DIRECT), "the ring reads act from shared memory");
   extern __shared__ __align__(16) unsigned char smem[];
-  using Items = DownItems<H, I, SI, K>;
+  using Items = DownItems<H, I, SI, K, SPLIT>;
   const int tile = blockIdx.x / p.m, tok = blockIdx.x % p.m;
   const int n0 = tile * Items::kRows;
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32, g = lane / 4, t = lane % 4;

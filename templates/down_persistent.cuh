@@ -62,11 +62,11 @@ struct UnitChain {
 
 // Same template parameters as down_combine (DIRECT, L2 and RING are implied: staged, no bulk
 // prefetch, ring = 2).
-template <int H, int I, int SI, int K, int W, int PIPE, bool DIRECT, bool L2, int RING>
+template <int H, int I, int SI, int K, int W, int PIPE, bool DIRECT, bool L2, int RING, bool SPLIT>
 __device__ __forceinline__ void down_combine_persistent(const DownParams& p) {
   static_assert(RING == 2 && !DIRECT && !L2, "the persistent down_combine is config ring = 2");
   extern __shared__ __align__(16) unsigned char smem[];
-  using Items = DownItems<H, I, SI, K>;
+  using Items = DownItems<H, I, SI, K, SPLIT>;
   constexpr int kTiles = H / Items::kRows;
   constexpr int kStaging = (K * I + SI) * 2;
   constexpr int kPartials = Items::kItems * W * kTileRows * 4;  // one buffer

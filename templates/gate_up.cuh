@@ -174,7 +174,8 @@ __device__ __forceinline__ void gate_up_shared(const GateUpParams& p, int sidx,
   (void)kTiles;
 }
 
-template <int H, int I, int SI, int K, int W, int PIPE, bool DIRECT, bool L2, int RING>
+// SPLIT is down_combine's (the generated instantiation passes the same arguments to both ops).
+template <int H, int I, int SI, int K, int W, int PIPE, bool DIRECT, bool L2, int RING, bool SPLIT>
 __device__ __forceinline__ void gate_up(const GateUpParams& p) {
   static_assert(H % 64 == 0 && I % 64 == 0 && SI % 64 == 0, "SPEC: multiples of 64");
   extern __shared__ __align__(16) unsigned char smem[];

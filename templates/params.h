@@ -73,6 +73,8 @@ struct KernelConfig {
   int l2_prefetch; // down_combine: bulk-prefetch the CTA's weights into L2 before the PDL wait
   int ring;        // 1: weights through a per-warp shared-memory ring (cp.async), B staged in smem;
                    // 2 (down_combine): the same in a persistent kernel, one CTA per SM
+  int split;       // down_combine: 8-row tiles with the two K halves as mma row groups (when
+                   // every K length is a multiple of 128); 0: 16-row tiles
 };
 
 // One 256-element step of one warp in the shared-memory ring (templates/ring.cuh): 32 lanes x
@@ -83,9 +85,9 @@ MOEGEMV_HD constexpr int ring_bytes(KernelConfig c) { return c.ring ? c.warps * 
 // Measured on the H200 (docs/PERF.md, variants n0-n5, l0-l2, z0-z2): gate_up wants many small CTAs resident
 // (2 steps in flight, 5 CTAs/SM); down_combine 4 warps reading act directly (2 steps in flight),
 // 4 CTAs/SM, and no bulk L2 prefetch of all its weights (74 MB > 60 MB L2 at M=1: it thrashed).
-MOEGEMV_HD constexpr KernelConfig default_gate_up_config(int h) { return {4, 2, 0, 5, 0, 0}; }
+MOEGEMV_HD constexpr KernelConfig default_gate_up_config(int h) { return {4, 2, 0, 5, 0, 0, 0}; }
 MOEGEMV_HD constexpr KernelConfig default_down_config(int h, int i, int si, int k) {
-  return {4, 2, 1, 4, 0, 0};
+  return {4, 2, 1, 4, 0, 0, 1};
 }
 
 MOEGEMV_HD constexpr int ceil_div(int a, int b) { return (a + b - 1) / b; }
@@ -103,10 +105,12 @@ MOEGEMV_HD constexpr int gate_up_smem_bytes(int h, KernelConfig c) {
 
 // down_combine tiles: 8 output rows whose two K halves are the mma's row groups when every K
 // length splits into 64-element chunks evenly (templates/down_combine.cuh), else 16 rows.
-MOEGEMV_HD constexpr bool down_split_k(int i, int si) { return i % 128 == 0 && si % 128 == 0; }
-MOEGEMV_HD constexpr int down_tile_rows(int i, int si) { return down_split_k(i, si) ? 8 : 16; }
-// down_combine grid: one CTA per (tile, token).
-MOEGEMV_HD constexpr int down_ctas(int m, int h, int i, int si) { return m * (h / down_tile_rows(i, si)); }
+MOEGEMV_HD constexpr bool down_split_k(int i, int si, bool split) {
+  return split && i % 128 == 0 && si % 128 == 0;
+}
+MOEGEMV_HD constexpr int down_tile_rows(int i, int si, bool split) { return down_split_k(i, si, split) ? 8 : 16; }
+// down_combine work units (CTAs, or a persistent kernel's units): one per (tile, token).
+MOEGEMV_HD constexpr int down_ctas(int m, int h, int tile_rows) { return m * (h / tile_rows); }
 MOEGEMV_HD constexpr int down_staging_bytes(int i, int si, int k, KernelConfig c) {
   return c.direct_b ? 0 : (k * i + si) * 2;
 }

@@ -56,4 +56,13 @@ TEST_CASE("MOEGEMV_TUNE overrides the kernel config and names bad entries", "[co
   CHECK_THROWS_WITH(jit::kernel_config(gu, "xx_warps=2"), Catch::Contains("MOEGEMV_TUNE"));
   CHECK_THROWS_WITH(jit::kernel_config(gu, "gu_speed=2"), Catch::Contains("gu_speed=2"));
   CHECK_THROWS_WITH(jit::kernel_config(gu, "gu_pipe=abc"), Catch::Contains("gu_pipe=abc"));
+  // Ring and persistent configs: the ring reads B from shared memory; persistent is down only.
+  CHECK(jit::kernel_config(gu, "gu_ring=1").ring == 1);
+  CHECK(jit::kernel_config(dc, "dc_direct=0,dc_ring=2").ring == 2);
+  CHECK(jit::kernel_config(dc, "").split == 1);
+  CHECK(jit::kernel_config(dc, "dc_split=0").split == 0);
+  CHECK_THROWS_WITH(jit::kernel_config(dc, "dc_ring=1"), Catch::Contains("direct=0"));
+  CHECK_THROWS_WITH(jit::kernel_config(gu, "gu_ring=2"), Catch::Contains("gu_ring=2"));
+  CHECK_THROWS_WITH(jit::kernel_config(gu, "gu_split=0"), Catch::Contains("gu_split=0"));
+  CHECK_THROWS_WITH(jit::kernel_config(dc, "dc_direct=0,dc_ring=2,dc_l2=1"), Catch::Contains("dc_l2"));
 }
