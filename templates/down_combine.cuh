@@ -132,6 +132,20 @@ __device__ __forceinline__ unsigned short combine_row(const DownParams& p, const
   return it.bad ? 0x7FC0 : o;
 }
 
+// A warp's sums of one item into part[item][warp][16]; with kSplit the row's two K halves are
+// D[g][0] and D[g+8][1] (lanes t == 0 hold column 0 and 1).
+template <class Items, int W>
+__device__ __forceinline__ void store_partial(float* part, int item, int warp, int g, int t,
+                                              const float (&c)[4]) {
+  if (t != 0) return;
+  if constexpr (Items::kSplit) {
+    part[(item * W + warp) * kTileRows + g] = ptx::add_rn(c[0], c[3]);
+  } else {
+    part[(item * W + warp) * kTileRows + g] = c[0];
+    part[(item * W + warp) * kTileRows + g + 8] = c[2];
+  }
+}
+
 // The warp's chunk range of a tile and its walk's start (the first item overlapping it).
 template <class Items>
 __device__ __forceinline__ DownWalk<Items> warp_walk(const Items& it, int warp, int warps) {
@@ -213,17 +227,7 @@ __device__ __forceinline__ void down_combine(const DownParams& p) {
   for (int x = threadIdx.x; x < Items::kItems * W * kTileRows; x += blockDim.x) part[x] = 0.0f;
   __syncthreads();
 
-  // The warp's sums of one item; with kSplit the row's two K halves are D[g][0] and D[g+8][1].
-  auto store = [&](int x, const float (&c)[4]) {
-    if (t == 0) {
-      if constexpr (Items::kSplit) {
-        part[(x * W + warp) * kTileRows + g] = ptx::add_rn(c[0], c[3]);
-      } else {
-        part[(x * W + warp) * kTileRows + g] = c[0];
-        part[(x * W + warp) * kTileRows + g + 8] = c[2];
-      }
-    }
-  };
+  auto store = [&](int x, const float (&c)[4]) { store_partial<Items, W>(part, x, warp, g, t, c); };
   if constexpr (RING) {
     chain.finish(p, it, walk, n0 + g, t, pol, ring,
                  [&](int x) { return SmemB{bs + x * (I / 8) + it.b_offset(x, g) / 8}; }, store);

@@ -103,29 +103,11 @@ __device__ __forceinline__ void down_combine_persistent(const DownParams& p) {
       const int n = (u % kTiles) * Items::kRows + g;
       float* part = parts + buf * (kPartials / 4);
       for (DownWalk<Items> w = walk; w.valid(it); w.next(it)) {
-        const int first = w.first(), last = w.last(it);
-        const int nfull = (last - first) / kWideStep;
-        const SmemB b{bs + w.item * (I / 8) + it.b_offset(w.item, g) / 8};
-        unsigned g0 = static_cast<unsigned>(first) / 8 + 4 * t;
         float c[4] = {0.f, 0.f, 0.f, 0.f};
-        for (int s = 0; s < nfull; ++s) {
-          ptx::cp_async_wait<PIPE - 1>();
-          compute_wide_step(lane.read(slot), g0, b, c);
-          g0 += 32;
-          chain.issue_next(p, it, g, t, lane, slot, pol);
-          slot = slot + 1 == PIPE ? 0 : slot + 1;
-        }
-        if ((last - first) % kWideStep != 0)
-          wide_tails(it.rows(p, w.item, n), static_cast<unsigned>(first), static_cast<unsigned>(last), t,
-                     pol, b, c);
-        if (t == 0) {
-          if constexpr (Items::kSplit) {
-            part[(w.item * W + warp) * kTileRows + g] = ptx::add_rn(c[0], c[3]);
-          } else {
-            part[(w.item * W + warp) * kTileRows + g] = c[0];
-            part[(w.item * W + warp) * kTileRows + g + 8] = c[2];
-          }
-        }
+        consume_segment<PIPE>(lane, slot, it.rows(p, w.item, n), w.first(), w.last(it), t, pol,
+                              SmemB{bs + w.item * (I / 8) + it.b_offset(w.item, g) / 8}, c,
+                              [&](unsigned s) { chain.issue_next(p, it, g, t, lane, s, pol); });
+        store_partial<Items, W>(part, w.item, warp, g, t, c);
       }
       __syncthreads();  // the unit's partial sums are complete
       if (threadIdx.x < Items::kRows)

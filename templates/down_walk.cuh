@@ -78,21 +78,10 @@ struct DownChain {
     const RingLane lane(ring);
     unsigned slot = 0;
     for (; w.valid(it); w.next(it)) {
-      const int first = w.first(), last = w.last(it);
-      const int nfull = (last - first) / kWideStep;
-      const SmemB b = b_of(w.item);
-      unsigned g0 = static_cast<unsigned>(first) / 8 + 4 * t;
       float c[4] = {0.f, 0.f, 0.f, 0.f};
-      for (int s = 0; s < nfull; ++s) {
-        ptx::cp_async_wait<kPipe - 1>();
-        compute_wide_step(lane.read(slot), g0, b, c);
-        g0 += 32;
-        issue_next(p, it, n, t, lane, slot, pol);
-        slot = slot + 1 == kPipe ? 0 : slot + 1;
-      }
-      if ((last - first) % kWideStep != 0)
-        wide_tails(it.rows(p, w.item, n), static_cast<unsigned>(first), static_cast<unsigned>(last), t,
-                   pol, b, c);
+      consume_segment<kPipe>(lane, slot, it.rows(p, w.item, n), w.first(), w.last(it), t, pol,
+                             b_of(w.item), c,
+                             [&](unsigned s) { issue_next(p, it, n, t, lane, s, pol); });
       store(w.item, c);
     }
     ptx::cp_async_wait<0>();

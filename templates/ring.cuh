@@ -114,6 +114,26 @@ struct RingSource {
   }
 };
 
+// Consumes one segment [first, last) of a chained ring walk (down_walk.cuh,
+// down_persistent.cuh): its full steps from consecutive slots, each slot refilled through
+// issue(slot) right after use (one commit group per step), then its 64-element tails read directly.
+template <int kPipe, class B, class Issue>
+__device__ __forceinline__ void consume_segment(const RingLane& lane, unsigned& slot, const TileRows& rows,
+                                                int first, int last, unsigned t,
+                                                unsigned long long pol, const B& b, float (&c)[4],
+                                                Issue issue) {
+  unsigned g0 = static_cast<unsigned>(first) / 8 + 4 * t;
+  for (int s = 0; s < (last - first) / kWideStep; ++s) {
+    ptx::cp_async_wait<kPipe - 1>();
+    compute_wide_step(lane.read(slot), g0, b, c);
+    g0 += 32;
+    issue(slot);
+    slot = slot + 1 == kPipe ? 0 : slot + 1;
+  }
+  if ((last - first) % kWideStep != 0)
+    wide_tails(rows, static_cast<unsigned>(first), static_cast<unsigned>(last), t, pol, b, c);
+}
+
 template <int kPipe>
 struct RingDot {
   static constexpr int kWarpBytes = kPipe * kRingSlotBytes;
