@@ -123,9 +123,10 @@ KernelConfig kernel_config(const Key& key) { return kernel_config(key, Options::
 
 int block_warps(const Key& key) { return kernel_config(key).warps; }
 
-int smem_bytes(const Key& key) {
+int smem_bytes(const Key& key) { return smem_bytes(key, kernel_config(key)); }
+
+int smem_bytes(const Key& key, const KernelConfig& c) {
   key.validate();
-  const KernelConfig c = kernel_config(key);
   const int bytes = key.kind == Kind::kGateUp ? gate_up_smem_bytes(key.h, c)
                                               : down_smem_bytes(key.i, key.si, key.k, c);
   if (bytes > kMaxSmemBytes)
@@ -139,10 +140,14 @@ int smem_bytes(const Key& key) {
 }
 
 std::string generate_source(const Key& key, const std::string& arch) {
+  return generate_source(key, arch, Options::global().tune);
+}
+
+std::string generate_source(const Key& key, const std::string& arch, const std::string& tune) {
   validate_arch(arch);
-  smem_bytes(key);  // validates the key and that it fits
+  const KernelConfig c = kernel_config(key, tune);
+  smem_bytes(key, c);  // validates the key and that it fits
   const bool gate_up = key.kind == Kind::kGateUp;
-  const KernelConfig c = kernel_config(key);
   return render(kInstantiation, {
                                     {"key", key.str()},
                                     {"arch", arch},

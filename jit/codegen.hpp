@@ -27,9 +27,14 @@ int block_warps(const Key& key);
 
 /// Dynamic shared memory bytes per CTA; validates that it fits (ArgumentError otherwise).
 int smem_bytes(const Key& key);
+/// The same for an explicit config.
+int smem_bytes(const Key& key, const KernelConfig& config);
 
 /// Deterministic CUDA source for (key, arch); embeds the templates hash.
 std::string generate_source(const Key& key, const std::string& arch);
+
+/// The same for an explicit MOEGEMV_TUNE string instead of the process options (tests, tools).
+std::string generate_source(const Key& key, const std::string& arch, const std::string& tune);
 
 /// NVRTC options for arch.
 std::vector<std::string> compile_options(const std::string& arch);
