@@ -1,7 +1,8 @@
-#include <vector>
 #include <catch2/catch.hpp>
-
 #include <fmt/format.h>
+
+#include <string>
+#include <vector>
 
 #include "jit/codegen.hpp"
 #include "jit/nvrtc.hpp"
