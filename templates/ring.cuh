@@ -11,9 +11,9 @@
 // warp step but ~4.4-4.5 TB/s with 128: whole lines per row per step suit HBM better.
 //
 // Each lane copies exactly the bytes it later reads (its 2 x 16 bytes of each of its two rows and
-// the scale u32s holding its k-blocks), so no lane waits on
-// another: cp.async.wait_group alone orders the copy before the read. One commit group per step
-// (empty past the end), so "at most kPipe - 1 groups pending" means "this step has landed".
+// the scale u32s holding its k-blocks), so no lane waits on another: cp.async.wait_group alone
+// orders the copy before the read. One commit group per step (empty past the end), so "at most
+// kPipe - 1 groups pending" means "this step has landed".
 #pragma once
 
 #include "params.h"
