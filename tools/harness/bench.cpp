@@ -12,6 +12,7 @@
 #include "jit/codegen.hpp"
 #include "jit/nvrtc.hpp"
 #include "moegemv/moegemv.hpp"
+#include "moegemv/options.hpp"
 #include "runtime/device.hpp"
 #include "runtime/driver.hpp"
 #include "runtime/launch.hpp"
@@ -136,6 +137,7 @@ BenchResult run_bench(const BenchConfig& config, CUstream stream,
   const auto info = driver::device_info(device);
   result.device = fmt::format("{} ({}, {} SMs, {} MB L2)", info.name, info.arch(), info.sm_count,
                               info.l2_bytes >> 20);
+  result.tune = Options::global().tune;
   result.ceiling_bytes = 4.0 * (1ull << 30);
   result.ceiling_gbps = measure_stream_read(static_cast<std::size_t>(result.ceiling_bytes), stream);
 
@@ -212,6 +214,7 @@ BenchResult run_bench(const BenchConfig& config, CUstream stream,
 std::string to_json(const BenchResult& r) {
   nlohmann::json j;
   j["device"] = r.device;
+  j["tune"] = r.tune;
   j["ceiling_gbps"] = r.ceiling_gbps;
   j["ceiling_bytes"] = r.ceiling_bytes;
   for (const auto& row : r.rows)
@@ -222,8 +225,9 @@ std::string to_json(const BenchResult& r) {
 }
 
 std::string to_table(const BenchResult& r) {
-  std::string s = fmt::format("device: {}\nstreaming-read ceiling: {:.0f} GB/s ({:.0f} GiB read)\n",
-                              r.device, r.ceiling_gbps, r.ceiling_bytes / (1ull << 30));
+  std::string s = fmt::format("device: {}\nkernel configs: {}\nstreaming-read ceiling: {:.0f} GB/s ({:.0f} GiB read)\n",
+                              r.device, r.tune.empty() ? "default" : "MOEGEMV_TUNE=" + r.tune,
+                              r.ceiling_gbps, r.ceiling_bytes / (1ull << 30));
   s += fmt::format("{:<18} {:>3} {:<9} {:>9} {:>7} {:>9} {:>7} {:>6}\n", "model", "M", "mode",
                    "us/layer", "spread", "MB", "GB/s", "%ceil");
   std::map<std::pair<std::string, int>, std::map<std::string, double>> us;

@@ -35,6 +35,7 @@ struct BenchRow {
 
 struct BenchResult {
   std::string device;
+  std::string tune;         ///< MOEGEMV_TUNE of the run ("" = default kernel configs)
   double ceiling_gbps = 0;  ///< streaming read over >= 2 GiB, same run
   double ceiling_bytes = 0;
   std::vector<BenchRow> rows;
