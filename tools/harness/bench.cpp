@@ -72,6 +72,25 @@ struct ModelRun {
 
 }  // namespace
 
+namespace {
+
+// Median GB/s of `runs` launches of a read kernel after `warmups` untimed ones (event-timed).
+double median_read_gbps(CUfunction f, const driver::LaunchConfig& c, CUstream stream, void* params,
+                        std::size_t bytes_read, int warmups, int runs) {
+  std::vector<double> gbps;
+  for (int i = 0; i < warmups + runs; ++i) {
+    driver::Event start, end;
+    start.record(stream);
+    driver::launch(f, c, stream, params);
+    end.record(stream);
+    const double ms = driver::elapsed_ms(start, end);
+    if (i >= warmups) gbps.push_back(bytes_read / (ms * 1e6));
+  }
+  return median(gbps);
+}
+
+}  // namespace
+
 double measure_stream_read(std::size_t bytes, CUstream stream) {
   const std::string arch = detail::current_arch();
   auto compiled = jit::compile(jit::stream_read_source(arch), "stream_read", arch,
@@ -87,16 +106,7 @@ double measure_stream_read(std::size_t bytes, CUstream stream) {
   driver::LaunchConfig c;
   c.grid[0] = static_cast<unsigned>(driver::device_info(device).sm_count * 4);
   c.block[0] = 512;
-  std::vector<double> gbps;
-  for (int i = 0; i < 13; ++i) {
-    driver::Event start, end;
-    start.record(stream);
-    driver::launch(f, c, stream, &p);
-    end.record(stream);
-    const double ms = driver::elapsed_ms(start, end);
-    if (i >= 3) gbps.push_back(bytes / (ms * 1e6));
-  }
-  return median(gbps);
+  return median_read_gbps(f, c, stream, &p, bytes, 3, 10);
 }
 
 double measure_tile_read(int row_bytes, int chunk, CUstream stream) {
@@ -117,16 +127,7 @@ double measure_tile_read(int row_bytes, int chunk, CUstream stream) {
   driver::LaunchConfig c;
   c.grid[0] = static_cast<unsigned>(tiles);
   c.block[0] = 128;
-  std::vector<double> gbps;
-  for (int i = 0; i < 8; ++i) {
-    driver::Event start, end;
-    start.record(stream);
-    driver::launch(f, c, stream, &p);
-    end.record(stream);
-    const double ms = driver::elapsed_ms(start, end);
-    if (i >= 3) gbps.push_back(read / (ms * 1e6));
-  }
-  return median(gbps);
+  return median_read_gbps(f, c, stream, &p, read, 3, 5);
 }
 
 BenchResult run_bench(const BenchConfig& config, CUstream stream,
