@@ -188,8 +188,7 @@ __device__ __forceinline__ void down_combine(const DownParams& p) {
   if constexpr (L2) prefetch_tile(p, it, n0);
 
   const DownWalk<Items> walk = warp_walk(it, warp, W);
-  const int c_first = walk.c_first, c_last = walk.c_last;
-  int item = walk.item, base = walk.base;
+  DownWalk<Items> w = walk;  // the register ring's position
 
   const unsigned long long pol = ptx::evict_first_policy();
   // smem: staged act/sact (unless DIRECT), partial sums, then (RING) one weight ring per warp.
@@ -198,16 +197,10 @@ __device__ __forceinline__ void down_combine(const DownParams& p) {
   unsigned char* ring = smem + kStaging + kPartials + warp * PIPE * kRingSlotBytes;
   TileDot<PIPE, BSource<DIRECT>> dot;  // register ring
   DownChain<PIPE, Items> chain;         // shared-memory ring (RING)
-  auto seg_first = [&] { return 64 * ((c_first > base ? c_first : base) - base); };
-  auto seg_last = [&] {
-    const int end = base + it.chunks(item);
-    return 64 * ((c_last < end ? c_last : end) - base);
-  };
-  const bool any = item < it.count() && base < c_last;
   if constexpr (RING) {
     chain.start(p, it, walk, n0 + g, t, pol, ring);
-  } else if (any) {
-    dot.start(it.rows(p, item, n0 + g), seg_first(), seg_last(), t, pol);
+  } else if (w.valid(it)) {
+    dot.start(it.rows(p, w.item, n0 + g), w.first(), w.last(it), t, pol);
   }
 
   ptx::griddep_wait();  // act and sact are gate_up's output
@@ -231,19 +224,19 @@ __device__ __forceinline__ void down_combine(const DownParams& p) {
   if constexpr (RING) {
     chain.finish(p, it, walk, n0 + g, t, pol, ring,
                  [&](int x) { return SmemB{bs + x * (I / 8) + it.b_offset(x, g) / 8}; }, store);
-  } else if (any) {
-    for (;;) {
+  } else {
+    // Register ring: one pipeline per segment (start() of the next after finish() of this one).
+    while (w.valid(it)) {
       float c[4] = {0.f, 0.f, 0.f, 0.f};
-      const int boff = it.b_offset(item, g);
+      const int boff = it.b_offset(w.item, g);
       if constexpr (DIRECT) {
-        dot.finish(it.rows(p, item, n0 + g), t, pol, GlobalB{b_row(item) + boff}, c);
+        dot.finish(it.rows(p, w.item, n0 + g), t, pol, GlobalB{b_row(w.item) + boff}, c);
       } else {
-        dot.finish(it.rows(p, item, n0 + g), t, pol, SmemB{bs + item * (I / 8) + boff / 8}, c);
+        dot.finish(it.rows(p, w.item, n0 + g), t, pol, SmemB{bs + w.item * (I / 8) + boff / 8}, c);
       }
-      store(item, c);
-      base += it.chunks(item++);
-      if (item >= it.count() || base >= c_last) break;
-      dot.start(it.rows(p, item, n0 + g), seg_first(), seg_last(), t, pol);
+      store(w.item, c);
+      w.next(it);
+      if (w.valid(it)) dot.start(it.rows(p, w.item, n0 + g), w.first(), w.last(it), t, pol);
     }
   }
   __syncthreads();

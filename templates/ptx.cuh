@@ -55,17 +55,6 @@ __device__ __forceinline__ U32x4 ld_nc_v4(const void* ptr) {
   return v;
 }
 
-// Plain (coherent) loads for data written by the previous kernel in the stream: after
-// griddepcontrol.wait the non-coherent path is also fine, but these are cheap and unambiguous.
-__device__ __forceinline__ U32x4 ld_v4(const void* ptr) {
-  U32x4 v;
-  asm volatile("ld.global.v4.u32 {%0, %1, %2, %3}, [%4];"
-               : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
-               : "l"(ptr)
-               : "memory");
-  return v;
-}
-
 // Warms L2 with a contiguous range (multiple of 16 bytes, 16-byte aligned) without using
 // registers: how down_combine fetches its weights before it may read gate_up's output.
 __device__ __forceinline__ void prefetch_l2(const void* ptr, unsigned int bytes) {
