@@ -30,8 +30,11 @@ void gate_up(const GateUpArgs& args, CUstream stream, const LaunchOptions& optio
   auto launch = detail::validate(args);
   auto kernel = detail::kernel_for(launch.key, driver::stream_is_capturing(stream));
   const Key& k = launch.key;
-  const int ctas =
-      gate_up_routed_ctas(launch.params.m, k.k, k.i) + gate_up_shared_ctas(launch.params.m, k.si);
+  const int m = launch.params.m;
+  const int ctas = kernel->x_slots > 0
+                       ? std::min(gate_up_stream_units(m, k.k, k.i, k.si, kernel->x_slots),
+                                  kernel->persistent_ctas)
+                       : gate_up_routed_ctas(m, k.k, k.i) + gate_up_shared_ctas(m, k.si);
   driver::launch(kernel->function, config(*kernel, ctas, options.pdl), stream, &launch.params);
 }
 

@@ -44,8 +44,9 @@ KernelPtr load(const Key& key, const std::string& arch, bool capturing) {
       if (kernel->smem_bytes > 48 * 1024)
         driver::set_max_dynamic_smem(kernel->function, kernel->smem_bytes);
       const KernelConfig config = jit::kernel_config(key);
-      kernel->tile_rows = down_tile_rows(key.i, key.si, config.split != 0);
-      if (config.ring == 2) {
+      kernel->tile_rows = config.stream ? 8 : down_tile_rows(key.i, key.si, config.split != 0);
+      if (config.stream && key.kind == Kind::kGateUp) kernel->x_slots = config.slots;
+      if (config.ring == 2 || config.stream) {
         CUdevice device = 0;
         driver::check(driver::api().cuCtxGetDevice(&device), "cuCtxGetDevice");
         kernel->persistent_ctas =

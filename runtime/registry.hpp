@@ -22,6 +22,7 @@ struct LoadedKernel {
   cache::Origin origin = cache::Origin::kCompiled;
   int persistent_ctas = 0;  ///< > 0: a persistent kernel; launch min(work units, this) CTAs
   int tile_rows = 0;        ///< down_combine: output rows per work unit (8 or 16)
+  int x_slots = 0;          ///< streaming gate_up: tokens per shared-expert unit (0: not streaming)
 };
 
 /// The process-wide cubin store (created from Options::global() on first use).

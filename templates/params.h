@@ -75,6 +75,10 @@ struct KernelConfig {
                    // 2 (down_combine): the same in a persistent kernel, one CTA per SM
   int split;       // down_combine: 8-row tiles with the two K halves as mma row groups (when
                    // every K length is a multiple of 128); 0: 16-row tiles
+  int stream;      // 1: the persistent bulk-copy kernels (templates/stream.cuh); then `warps` are
+                   // the consumer warps (one producer warp more), `pipe` the slots per ring
+  int chunks;      // stream: gate_up K pieces per unit (warp groups), down pieces per segment
+  int slots;       // stream gate_up: tokens of x staged at once (shared-expert mma columns)
 };
 
 // One 256-element step of one warp in the shared-memory ring (templates/ring.cuh): 32 lanes x
@@ -121,5 +125,54 @@ MOEGEMV_HD constexpr int down_smem_bytes(int i, int si, int k, KernelConfig c) {
 }
 // Largest dynamic shared memory a CTA may use on sm_90 (227 KiB).
 constexpr int kMaxSmemBytes = 227 * 1024;
+
+// ---- Persistent streaming kernels (stream = 1; templates/stream.cuh) ----
+// A slot: 16 mma rows x kc bytes (row pitch 64 mod 128 bytes: no bank conflicts) + the rows'
+// scale u32s (one per 64 elements).
+MOEGEMV_HD constexpr int stream_pitch(int kc) { return kc % 128 == 0 ? kc + 64 : kc; }
+MOEGEMV_HD constexpr int stream_slot_bytes(int kc) { return 16 * stream_pitch(kc) + 16 * (kc / 32) * 4; }
+// full + empty mbarriers of n slots, rounded up so the slots start 128-byte aligned.
+MOEGEMV_HD constexpr int stream_barrier_bytes(int n) { return ceil_div(16 * n, 128) * 128; }
+
+// gate_up: a unit is 8 features (their up and gate rows) of one pair, or of the shared expert for a
+// window of up to `slots` tokens; its K is cut into `chunks` pieces, one per group of warps.
+MOEGEMV_HD constexpr int gate_up_stream_kc(int h, int chunks) { return h / 2 / chunks; }
+MOEGEMV_HD constexpr bool gate_up_stream_fits(int h, int warps, int chunks) {
+  return chunks >= 1 && warps % chunks == 0 && h % (128 * chunks) == 0;
+}
+MOEGEMV_HD constexpr int gate_up_stream_windows(int m, int slots) { return ceil_div(m, slots); }
+MOEGEMV_HD constexpr int gate_up_stream_shared_units(int m, int si, int slots) {
+  return si == 0 ? 0 : gate_up_stream_windows(m, slots) * (si / kTileFeatures);
+}
+MOEGEMV_HD constexpr int gate_up_stream_units(int m, int k, int i, int si, int slots) {
+  return gate_up_stream_shared_units(m, si, slots) + m * k * (i / kTileFeatures);
+}
+MOEGEMV_HD constexpr int gate_up_stream_partials_bytes(int warps) { return 2 * warps * kTileRows * kMaxCols * 4; }
+MOEGEMV_HD constexpr int gate_up_stream_smem_bytes(int h, KernelConfig c) {
+  return stream_barrier_bytes(2 * c.chunks * c.pipe) +
+         c.chunks * c.pipe * stream_slot_bytes(gate_up_stream_kc(h, c.chunks)) + c.slots * h * 2 +
+         gate_up_stream_partials_bytes(c.warps);
+}
+
+// down_combine: a unit is 8 output rows of one token (split-K: mma rows g and g + 8 are the two K
+// halves of row g); each segment (routed expert j, then the shared expert) is cut into `chunks`
+// pieces, one warp each.
+MOEGEMV_HD constexpr int down_stream_segments(int si, int k) { return k + (si > 0 ? 1 : 0); }
+MOEGEMV_HD constexpr int down_stream_warps(int si, int k, int chunks) { return down_stream_segments(si, k) * chunks; }
+MOEGEMV_HD constexpr int down_stream_kc(int len, int chunks) { return len / 4 / chunks; }
+MOEGEMV_HD constexpr bool down_stream_fits(int i, int si, int chunks) {
+  return chunks >= 1 && i % (256 * chunks) == 0 && si % (256 * chunks) == 0;
+}
+MOEGEMV_HD constexpr int down_stream_units(int m, int h) { return m * (h / 8); }
+MOEGEMV_HD constexpr int down_stream_slot_bytes(int i, int si, int chunks) {
+  return stream_slot_bytes(down_stream_kc(i > si ? i : si, chunks));
+}
+// Per token: the K router weights, the K alpha2[e] (NaN flag for an id >= E) and validity.
+MOEGEMV_HD constexpr int down_stream_token_bytes(int k) { return ceil_div(3 * k * 4, 16) * 16; }
+MOEGEMV_HD constexpr int down_stream_smem_bytes(int i, int si, int k, KernelConfig c) {
+  const int w = down_stream_warps(si, k, c.chunks);
+  return stream_barrier_bytes(2 * w * c.pipe) + w * c.pipe * down_stream_slot_bytes(i, si, c.chunks) +
+         (k * i + si) * 2 + 2 * w * 8 * 4 + down_stream_token_bytes(k);
+}
 
 }  // namespace moegemv

@@ -82,22 +82,28 @@ using BSource = typename PickB<kDirect>::type;
 // the CTA; src(g) is group g's address. A thread issues kBatch loads before its first store, so
 // the CTA waits about one load latency per kBatch groups per thread, not one per group (profiled:
 // the one-at-a-time version was the top stall of gate_up once the weights came through the ring).
-// Loads use the non-coherent path: callers stage only after griddepcontrol.wait.
+// Loads use the non-coherent path: callers stage only after griddepcontrol.wait. stage_groups_by:
+// the same over threads [0, threads) only (the streaming kernels' consumer warps).
 template <int kBatch = 8, class Src>
-__device__ __forceinline__ void stage_groups(int groups, Src src, ptx::U32x4* dst) {
-  for (int g0 = threadIdx.x; g0 < groups; g0 += kBatch * blockDim.x) {
+__device__ __forceinline__ void stage_groups_by(int tid, int threads, int groups, Src src,
+                                                ptx::U32x4* dst) {
+  for (int g0 = tid; g0 < groups; g0 += kBatch * threads) {
     ptx::U32x4 v[kBatch];
 #pragma unroll
     for (int i = 0; i < kBatch; ++i) {
-      const int g = g0 + i * static_cast<int>(blockDim.x);
+      const int g = g0 + i * threads;
       if (g < groups) v[i] = ptx::ld_nc_v4(src(g));
     }
 #pragma unroll
     for (int i = 0; i < kBatch; ++i) {
-      const int g = g0 + i * static_cast<int>(blockDim.x);
+      const int g = g0 + i * threads;
       if (g < groups) dst[g] = permute_group(v[i]);
     }
   }
+}
+template <int kBatch = 8, class Src>
+__device__ __forceinline__ void stage_groups(int groups, Src src, ptx::U32x4* dst) {
+  stage_groups_by<kBatch>(threadIdx.x, blockDim.x, groups, src, dst);
 }
 
 // Copies n bf16 (n % 8 == 0) into shared memory in the SmemB permutation, all threads of the CTA.

@@ -66,3 +66,33 @@ TEST_CASE("MOEGEMV_TUNE overrides the kernel config and names bad entries", "[co
   CHECK_THROWS_WITH(jit::kernel_config(gu, "gu_split=0"), Catch::Contains("gu_split=0"));
   CHECK_THROWS_WITH(jit::kernel_config(dc, "dc_direct=0,dc_ring=2,dc_l2=1"), Catch::Contains("dc_l2"));
 }
+
+TEST_CASE("the streaming config fills its shape-derived fields and fits shared memory", "[codegen]") {
+  for (const Key& key : issue_keys()) {
+    INFO(key.str());
+    const KernelConfig c = jit::kernel_config(key, "gu_stream=1,dc_stream=1");
+    if (c.stream == 0) {
+      // Falls back to the classic kernel only where the down pieces cannot be whole steps.
+      CHECK(key.kind == Kind::kDownCombine);
+      CHECK((key.i % 256 != 0 || key.si % 256 != 0));
+      continue;
+    }
+    CHECK(c.pipe >= 2);
+    CHECK(jit::smem_bytes(key, c) <= kMaxSmemBytes);
+    if (key.kind == Kind::kGateUp) {
+      CHECK(c.warps % c.chunks == 0);
+      CHECK(c.slots >= 1);
+      CHECK(c.slots <= kMaxCols);
+    } else {
+      CHECK(c.warps == down_stream_warps(key.si, key.k, c.chunks));
+      CHECK(c.warps >= 2);
+    }
+  }
+  const Key dc{Kind::kDownCombine, 7168, 2048, 2048, 8};
+  // DeepSeek-V3's down: 9 pieces of 512 bytes per row half (one per segment), two slots deep.
+  CHECK(jit::kernel_config(dc, "dc_stream=1").warps == 9);
+  CHECK(jit::kernel_config(dc, "dc_stream=1").pipe == 2);
+  // An explicit depth is kept; one that does not fit falls back to the classic kernel.
+  CHECK(jit::kernel_config(dc, "dc_stream=1,dc_pipe=2").pipe == 2);
+  CHECK(jit::kernel_config(dc, "dc_stream=1,dc_pipe=8").stream == 0);
+}

@@ -55,6 +55,20 @@ TEST_CASE("the opt-in kernel configs compile without spills", "[nvrtc]") {
   }
 }
 
+TEST_CASE("the streaming kernels compile without spills for every shape that takes them", "[nvrtc]") {
+  for (const Key& key : issue_keys()) {
+    const std::string source = jit::generate_source(key, "sm_90", "gu_stream=1,dc_stream=1");
+    const bool streams = source.find("_stream<") != std::string::npos;
+    // Only the down_combine of K lengths that are not multiples of 256 keeps the classic kernel.
+    CHECK(streams == (key.kind == Kind::kGateUp || (key.i % 256 == 0 && key.si % 256 == 0)));
+    if (!streams) continue;
+    INFO(key.str());
+    auto out = jit::compile(source, key.str(), "sm_90", jit::compile_options("sm_90"));
+    CHECK(out.cubin.size() > 1000);
+    CHECK_FALSE(spills(out.log));
+  }
+}
+
 TEST_CASE("the decode probe compiles", "[nvrtc]") {
   auto out = jit::compile(jit::probe_source("sm_90"), "probe", "sm_90", jit::compile_options("sm_90"));
   CHECK(out.cubin.size() > 100);
