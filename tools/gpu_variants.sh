@@ -7,6 +7,7 @@ models=${MODELS:-deepseek-v3,qwen3-next}
 ms=${MS:-1,4}
 while read -r name tune; do
   [ -z "$name" ] && continue
+  [ -n "${VARIANTS_FILTER:-}" ] && [ "$name" != "$VARIANTS_FILTER" ] && continue
   echo "== variant $name: ${tune:-default}"
   MOEGEMV_TUNE="$tune" MOEGEMV_CACHE_DIR=/tmp/moegemv-cache timeout 200 .gpubin/moegemv bench \
     --model "$models" --m "$ms" --batches 5 --json "$out/bench_$name.json" > "$out/bench_$name.log" 2>&1
