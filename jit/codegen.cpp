@@ -123,7 +123,7 @@ bool complete_stream_config(const Key& key, KernelConfig& c, bool pipe_set, bool
     }
   }
   const bool fits = gu ? gate_up_stream_fits(key.h, c.warps, c.chunks)
-                       : down_stream_fits(key.i, key.si, c.chunks);
+                       : down_stream_fits(key.i, key.si, c.chunks) && key.k <= 32;
   if (!fits) return false;
   if (!gu) c.warps = down_stream_warps(key.si, key.k, c.chunks);
   const bool slots_auto = gu && c.slots == 0;

@@ -35,13 +35,18 @@ __device__ __forceinline__ void down_produce(const DownParams& p, const Barriers
   const int lane = threadIdx.x % 32;
   const unsigned long long pol = ptx::evict_first_policy();
   const int half = (lane % 16) / 8;  // mma rows 8..15 read the second K half
+  int tok = -1, lane_id = -1;       // lane j < K holds ids[tok, j]: one load latency per token
   for (int u = begin; u < end; ++u) {
-    const int tok = u / S::kTiles, row = (u % S::kTiles) * 8 + lane % 8;
+    if (u / S::kTiles != tok) {
+      tok = u / S::kTiles;
+      lane_id = lane < K ? p.ids[tok * K + lane] : -1;
+    }
+    const int row = (u % S::kTiles) * 8 + lane % 8;
     const int v = u - begin;
 #pragma unroll 1
     for (int seg = 0; seg < S::kSegs; ++seg) {
       const bool routed = seg < K;
-      const int e = routed ? p.ids[tok * K + seg] : 0;
+      const int e = __shfl_sync(0xffffffffu, lane_id, routed ? seg : 0);
       const bool valid = !routed || (e >= 0 && e < p.e);
       const long long ev = valid ? e : 0;
       const int len = routed ? I : SI;
@@ -121,6 +126,7 @@ template <int H, int I, int SI, int K, int CH, int D>
 __device__ __forceinline__ void down_stream(const DownParams& p) {
   using S = DownStream<H, I, SI, K, CH, D>;
   static_assert(down_stream_fits(I, SI, CH), "I and SI multiples of 256 * chunks");
+  static_assert(K <= 32, "the producer holds a token's ids one per lane");
   constexpr int W = S::kWarps;
   extern __shared__ __align__(16) unsigned char smem[];
   const Barriers bars{ptx::shared_addr(smem), W * D};

@@ -63,6 +63,7 @@ __device__ __forceinline__ void gate_up_produce(const GateUpParams& p, const Bar
   const int lane = threadIdx.x % 32;
   const unsigned long long pol = ptx::evict_first_policy();
   bool waited = false;
+  int pair = -1, e = 0;  // the expert id is loaded once per pair (I / 8 consecutive units)
   for (int u = begin; u < end; ++u) {
     const GuUnit x = gu_unit<I, SI, K, T>(u, p.m);
     const unsigned char* w = p.wsh;
@@ -73,7 +74,10 @@ __device__ __forceinline__ void gate_up_produce(const GateUpParams& p, const Bar
         ptx::griddep_wait();  // ids come from earlier kernels; shared weights did not need them
         waited = true;
       }
-      const int e = p.ids[x.pair];
+      if (x.pair != pair) {
+        pair = x.pair;
+        e = p.ids[pair];
+      }
       valid = e >= 0 && e < p.e;
       const long long ev = valid ? e : 0;
       w = p.w1 + ev * (2 * I) * (H / 2);
@@ -127,6 +131,8 @@ __device__ __forceinline__ void gate_up_stream(const GateUpParams& p) {
   int first, last;
   split_steps(Slot<KC>::kSteps, warp % WG, WG, first, last);
   int win0 = -1, win_n = 0, buf = 0;
+  int pair = -1, e = 0;
+  float alpha = 0.0f;  // the pair's expert and global scale, loaded once per pair
   for (int u = begin; u < end; ++u) {
     const GuUnit x = gu_unit<I, SI, K, T>(u, p.m);
     if (x.tok0 < win0 || x.tok0 + x.ntok > win0 + win_n) {
@@ -136,9 +142,12 @@ __device__ __forceinline__ void gate_up_stream(const GateUpParams& p) {
       stage_window<H, W>(p, win0, win_n, xs);
       ptx::named_barrier(1, W * 32);
     }
-    const int e = x.shared ? 0 : p.ids[x.pair];
+    if (!x.shared && x.pair != pair) {
+      pair = x.pair;
+      e = p.ids[pair];
+      alpha = e >= 0 && e < p.e ? p.alpha[e] : 0.0f;
+    }
     const bool valid = x.shared || (e >= 0 && e < p.e);
-    const float alpha = valid && !x.shared ? p.alpha[e] : 0.0f;  // loaded early, used at the end
 
     float c[4] = {0.f, 0.f, 0.f, 0.f};
     const int index = wait_filled<D>(bars, group, u - begin);
