@@ -17,6 +17,8 @@ for path in glob.glob(os.path.join(cache, "**", "*.cubin"), recursive=True):
     sass = subprocess.run(["cuobjdump", "-sass", tmp], capture_output=True, text=True).stdout
     name = re.search(r"Function : (\S+)", sass)
     name = name.group(1) if name else os.path.basename(path)
+    if "UBLKCP" in sass:  # the bulk copy engine: a streaming (stream = 1) kernel
+        name += "_stream"
     open(os.path.join(out, f"sass_{name}.txt"), "w").write(sass)
     ops = [m.group(1) for m in re.finditer(r"/\*[0-9a-f]{4,}\*/\s+(?:@!?P\d\s+)?([A-Z][A-Z0-9_]*)", sass)]
     counts = collections.Counter(o for o in ops)
