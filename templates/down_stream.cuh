@@ -1,10 +1,10 @@
 // down_combine as a persistent streaming kernel (config stream = 1; SPEC section 5, same numerics
 // as down_combine.cuh). One CTA per SM walks a contiguous range of units (token, 8 output rows),
 // token-major, so act is staged once per token. A unit has K + 1 segments (the routed experts in
-// ascending j, then the shared expert), each cut into CH pieces; consumer warp w always takes piece
-// w (segment w / CH, chunk w % CH) and has its own ring of D slots. In a piece, mma rows g and
-// g + 8 are the two K halves of output row g (B columns 0 and 1 are the matching halves of act),
-// so a unit is 8 rows and the H/8 units per token spread evenly over the SMs.
+// ascending j, then the shared expert); segment j's 8 rows are one run, one bulk copy into ring j
+// (D slots), whose steps CH consumer warps split (warp w: segment w / CH). In a slot, mma rows g
+// and g + 8 are the two K halves of output row g (B columns 0 and 1 are the matching halves of
+// act), so a unit is 8 rows and the H/8 units per token spread evenly over the SMs.
 //
 // The producer reads ids and streams weights before griddepcontrol.wait (SPEC 5: weights never
 // depend on gate_up; ids and tw were written before gate_up started); consumers wait before
@@ -20,64 +20,71 @@ template <int H, int I, int SI, int K, int CH, int D>
 struct DownStream {
   static constexpr int kSegs = down_stream_segments(SI, K);
   static constexpr int kWarps = down_stream_warps(SI, K, CH);
-  static constexpr int kKcI = down_stream_kc(I, CH);
-  static constexpr int kKcS = SI > 0 ? down_stream_kc(SI, CH) : 64;
-  static constexpr int kSlotBytes = down_stream_slot_bytes(I, SI, CH);
+  static constexpr int kSlotBytes = down_stream_slot_bytes(I, SI);
+  static constexpr int kMax = down_stream_max_steps(I, SI, CH);
   static constexpr int kTiles = H / 8;
   static constexpr int kKt = ceil_div(I / 16, 4);
   static constexpr int kKts = ceil_div(SI / 16, 4);
 };
 
+// Segment seg's weights and scales (routed expert e, or the shared expert).
+template <int H, int I, int SI, int K, int CH, int D>
+__device__ __forceinline__ void down_segment(const DownParams& p, int seg, int e, const unsigned char*& w,
+                                             const unsigned char*& sf, int& kt) {
+  using S = DownStream<H, I, SI, K, CH, D>;
+  if (seg < K) {
+    const long long ev = e >= 0 && e < p.e ? e : 0;
+    w = p.w2 + ev * H * (I / 2);
+    sf = p.w2_sf + ev * ceil_div(H, 128) * S::kKt * 512;
+    kt = S::kKt;
+  } else {
+    w = p.wsd;
+    sf = p.ssd;
+    kt = S::kKts;
+  }
+}
+
+// Producer warp: per unit and segment one slot and one bulk copy (the 8 rows). Lane j < K holds
+// the token's ids[tok, j] (one load latency per token); lane 0 issues.
 template <int H, int I, int SI, int K, int CH, int D>
 __device__ __forceinline__ void down_produce(const DownParams& p, const Barriers& bars,
                                              unsigned int slots, int begin, int end) {
   using S = DownStream<H, I, SI, K, CH, D>;
   const int lane = threadIdx.x % 32;
   const unsigned long long pol = ptx::evict_first_policy();
-  const int half = (lane % 16) / 8;  // mma rows 8..15 read the second K half
-  int tok = -1, lane_id = -1;       // lane j < K holds ids[tok, j]: one load latency per token
+  int tok = -1, lane_id = -1;
   for (int u = begin; u < end; ++u) {
     if (u / S::kTiles != tok) {
       tok = u / S::kTiles;
       lane_id = lane < K ? p.ids[tok * K + lane] : -1;
     }
-    const int row = (u % S::kTiles) * 8 + lane % 8;
-    const int v = u - begin;
+    const int n0 = (u % S::kTiles) * 8;
 #pragma unroll 1
     for (int seg = 0; seg < S::kSegs; ++seg) {
-      const bool routed = seg < K;
-      const int e = __shfl_sync(0xffffffffu, lane_id, routed ? seg : 0);
-      const bool valid = !routed || (e >= 0 && e < p.e);
-      const long long ev = valid ? e : 0;
-      const int len = routed ? I : SI;
-      const unsigned char* w = routed ? p.w2 + ev * H * (I / 2) : p.wsd;
-      const unsigned char* sf =
-          routed ? p.w2_sf + ev * ceil_div(H, 128) * S::kKt * 512 : p.ssd;
-      w += static_cast<long long>(row) * (len / 2);
-      sf += nvfp4::swizzle_row_offset(row, routed ? S::kKt : S::kKts);
-#pragma unroll 1
-      for (int ch = 0; ch < CH; ++ch) {
-        const int ring = seg * CH + ch;
-        wait_free<D>(bars, ring, v);
-        const int index = ring * D + RingPos<D>(v).slot;
-        const unsigned int slot = slots + index * S::kSlotBytes;
-        if (routed) {
-          const int off = half * (I / 4) + ch * S::kKcI;
-          fill_slot<S::kKcI>(slot, bars.full(index), lane, valid, w + off, sf + (off / 32) * 512, pol);
-        } else {
-          const int off = half * (SI / 4) + ch * S::kKcS;
-          fill_slot<S::kKcS>(slot, bars.full(index), lane, valid, w + off, sf + (off / 32) * 512, pol);
-        }
+      const int e = __shfl_sync(0xffffffffu, lane_id, seg < K ? seg : 0);
+      if (lane == 0) {
+        const bool valid = seg == K || (e >= 0 && e < p.e);
+        const unsigned char* w;
+        const unsigned char* sf;
+        int kt;
+        down_segment<H, I, SI, K, CH, D>(p, seg, e, w, sf, kt);
+        const int len = seg < K ? I : SI;
+        const unsigned char* const src[1] = {w + static_cast<long long>(n0) * (len / 2)};
+        const unsigned int dst[1] = {0};
+        const int index = wait_free<D>(bars, seg, u - begin);
+        fill_slot<1>(slots + index * S::kSlotBytes, bars.full(index), valid, src, dst, 4 * len, pol);
       }
+      __syncwarp();
     }
   }
 }
 
-// Per-token state in shared memory: router weight, alpha2 and 0 skip / 1 valid / 2 bad per j.
+// Per-token state in shared memory: router weight, alpha2, id, and 0 skip / 1 valid / 2 bad per j.
 struct DownToken {
   float* tw;
   float* alpha2;
   int* state;
+  int* ids;
 };
 
 template <int H, int I, int SI, int K, int CH, int D>
@@ -96,10 +103,11 @@ __device__ __forceinline__ void stage_down_token(const DownParams& p, int tok, p
     info.state[j] = e < 0 ? 0 : e < p.e ? 1 : 2;
     info.alpha2[j] = e >= 0 && e < p.e ? p.alpha2[e] : 0.0f;
     info.tw[j] = p.tw[tok * K + j];
+    info.ids[j] = e;
   }
 }
 
-// SPEC 5's combine of output row r from the pieces' partial sums part[piece][8].
+// SPEC 5's combine of output row r from the warps' partial sums part[warp][8].
 template <int SI, int K, int CH>
 __device__ __forceinline__ unsigned short down_stream_combine(const float* part, const DownToken& info,
                                                               int r, float gssd) {
@@ -125,49 +133,68 @@ __device__ __forceinline__ unsigned short down_stream_combine(const float* part,
 template <int H, int I, int SI, int K, int CH, int D>
 __device__ __forceinline__ void down_stream(const DownParams& p) {
   using S = DownStream<H, I, SI, K, CH, D>;
-  static_assert(down_stream_fits(I, SI, CH), "I and SI multiples of 256 * chunks");
-  static_assert(K <= 32, "the producer holds a token's ids one per lane");
+  static_assert(down_stream_fits(I, SI, K, CH), "I, SI multiples of 256, K <= 32, a step per warp");
   constexpr int W = S::kWarps;
   extern __shared__ __align__(16) unsigned char smem[];
-  const Barriers bars{ptx::shared_addr(smem), W * D};
-  unsigned char* slot_mem = smem + stream_barrier_bytes(2 * W * D);
-  ptx::U32x4* bs = reinterpret_cast<ptx::U32x4*>(slot_mem + W * D * S::kSlotBytes);
+  const Barriers bars{ptx::shared_addr(smem), S::kSegs * D};
+  unsigned char* slot_mem = smem + stream_barrier_bytes(2 * S::kSegs * D);
+  ptx::U32x4* bs = reinterpret_cast<ptx::U32x4*>(slot_mem + S::kSegs * D * S::kSlotBytes);
   float* parts = reinterpret_cast<float*>(reinterpret_cast<unsigned char*>(bs) + (K * I + SI) * 2);
   float* tok_mem = parts + 2 * W * 8;
-  const DownToken info{tok_mem, tok_mem + K, reinterpret_cast<int*>(tok_mem + 2 * K)};
+  const DownToken info{tok_mem, tok_mem + K, reinterpret_cast<int*>(tok_mem + 2 * K),
+                       reinterpret_cast<int*>(tok_mem + 3 * K)};
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32, g = lane / 4, t = lane % 4;
 
   int begin, end;
   cta_units(down_stream_units(p.m, H), begin, end);
-  if (threadIdx.x == 0) bars.init(1);
+  if (threadIdx.x == 0) bars.init(CH);
   __syncthreads();
   if (warp == W) {
     down_produce<H, I, SI, K, CH, D>(p, bars, ptx::shared_addr(slot_mem), begin, end);
     return;
   }
 
+  const int seg = warp / CH, len = seg < K ? I : SI;
+  int first, n;
+  split_steps(down_stream_half_steps(len), warp % CH, CH, first, n);
+  // The lane's scale rows of unit u (row g of the unit's 8, both K halves); ids before the
+  // PDL wait are fine (written before gate_up started).
+  auto scales = [&](int u, int e, ScaleRegs<S::kMax>& sc) {
+    const unsigned char* w;
+    const unsigned char* sf;
+    int kt;
+    down_segment<H, I, SI, K, CH, D>(p, seg, e, w, sf, kt);
+    const unsigned char* lo = sf + nvfp4::swizzle_row_offset((u % S::kTiles) * 8 + g, kt);
+    sc.load(lo, lo + (len / 128) * 512, first, n, t);
+  };
+  auto expert = [&](int u) { return seg < K ? p.ids[(u / S::kTiles) * K + seg] : 0; };
+  int e = expert(begin), e_next = e;
+  ScaleRegs<S::kMax> sc, sc_next;
+  if (seg == K || (e >= 0 && e < p.e)) scales(begin, e, sc);
+
   ptx::griddep_wait();  // act and sact are gate_up's output
   ptx::griddep_launch_dependents();
   const float gssd = SI > 0 ? *p.gssd : 0.0f;
-  const int seg = warp / CH, ch = warp % CH;
-  const int len = seg < K ? I : SI;
-  // This warp's B groups: its segment's act row, the K half of its mma column, its chunk.
-  const ptx::U32x4* b = bs + seg * (I / 8) + (g == 1 ? len / 16 : 0) + ch * (down_stream_kc(len, CH) / 4);
+  // This warp's B groups: its segment's act row and the K half of its mma column (split-K).
+  const ptx::U32x4* b = bs + seg * (I / 8) + (g == 1 ? len / 16 : 0);
   int tok = -1, buf = 0;
   for (int u = begin; u < end; ++u) {
+    if (u + 1 < end) {  // the next unit's scales load while this one computes
+      e_next = (u + 1) / S::kTiles == u / S::kTiles ? e : expert(u + 1);
+      if (seg == K || (e_next >= 0 && e_next < p.e)) scales(u + 1, e_next, sc_next);
+    }
     if (u / S::kTiles != tok) {
       tok = u / S::kTiles;
       ptx::named_barrier(1, W * 32);  // nobody reads the previous token's act any more
       stage_down_token<H, I, SI, K, CH, D>(p, tok, bs, info);
       ptx::named_barrier(1, W * 32);
     }
-    const bool valid = seg == K || info.state[seg] == 1;
+    const bool valid = seg == K || (e >= 0 && e < p.e);
     float c[4] = {0.f, 0.f, 0.f, 0.f};
-    const int index = wait_filled<D>(bars, warp, u - begin);
-    const unsigned char* slot = slot_mem + index * S::kSlotBytes;
+    const int index = wait_filled<D>(bars, seg, u - begin);
     if (valid) {
-      if (seg < K) slot_dot<S::kKcI>(slot, b, 0, Slot<S::kKcI>::kSteps, g, t, c);
-      else slot_dot<S::kKcS>(slot, b, 0, Slot<S::kKcS>::kSteps, g, t, c);
+      const unsigned char* lo = slot_mem + index * S::kSlotBytes + g * (len / 2);
+      slot_dot<S::kMax>(lo, lo + len / 4, sc, b, first, n, t, c);
     }
     release(bars, index);
     float* part = parts + buf * (W * 8);
@@ -177,6 +204,8 @@ __device__ __forceinline__ void down_stream(const DownParams& p) {
       p.out[static_cast<long long>(tok) * H + (u % S::kTiles) * 8 + lane] =
           down_stream_combine<SI, K, CH>(part, info, lane, gssd);
     buf ^= 1;
+    e = e_next;
+    sc = sc_next;
   }
 }
 

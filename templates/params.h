@@ -77,7 +77,7 @@ struct KernelConfig {
                    // every K length is a multiple of 128); 0: 16-row tiles
   int stream;      // 1: the persistent bulk-copy kernels (templates/stream.cuh); then `warps` are
                    // the consumer warps (one producer warp more), `pipe` the slots per ring
-  int chunks;      // stream: gate_up K pieces per unit (warp groups), down pieces per segment
+  int chunks;      // stream down_combine: warps per segment (splitting its steps)
   int slots;       // stream gate_up: tokens of x staged at once (shared-expert mma columns)
 };
 
@@ -127,19 +127,15 @@ MOEGEMV_HD constexpr int down_smem_bytes(int i, int si, int k, KernelConfig c) {
 constexpr int kMaxSmemBytes = 227 * 1024;
 
 // ---- Persistent streaming kernels (stream = 1; templates/stream.cuh) ----
-// A slot: 16 mma rows x kc bytes (row pitch 64 mod 128 bytes: no bank conflicts) + the rows'
-// scale u32s (one per 64 elements).
-MOEGEMV_HD constexpr int stream_pitch(int kc) { return kc % 128 == 0 ? kc + 64 : kc; }
-MOEGEMV_HD constexpr int stream_slot_bytes(int kc) { return 16 * stream_pitch(kc) + 16 * (kc / 32) * 4; }
 // full + empty mbarriers of n slots, rounded up so the slots start 128-byte aligned.
 MOEGEMV_HD constexpr int stream_barrier_bytes(int n) { return ceil_div(16 * n, 128) * 128; }
 
-// gate_up: a unit is 8 features (their up and gate rows) of one pair, or of the shared expert for a
-// window of up to `slots` tokens; its K is cut into `chunks` pieces, one per group of warps.
-MOEGEMV_HD constexpr int gate_up_stream_kc(int h, int chunks) { return h / 2 / chunks; }
-MOEGEMV_HD constexpr bool gate_up_stream_fits(int h, int warps, int chunks) {
-  return chunks >= 1 && warps % chunks == 0 && h % (128 * chunks) == 0;
-}
+// gate_up: a unit is 8 features (their 8 up rows and 8 gate rows, two contiguous runs) of one
+// pair, or of the shared expert for a window of up to `slots` tokens (mma columns); one slot per
+// unit, its 128-element steps split over the consumer warps.
+MOEGEMV_HD constexpr int gate_up_stream_slot_bytes(int h) { return 16 * (h / 2); }
+MOEGEMV_HD constexpr bool gate_up_stream_fits(int h, int warps) { return h % 128 == 0 && warps <= h / 128; }
+MOEGEMV_HD constexpr int gate_up_stream_max_steps(int h, int warps) { return ceil_div(h / 128, warps); }
 MOEGEMV_HD constexpr int gate_up_stream_windows(int m, int slots) { return ceil_div(m, slots); }
 MOEGEMV_HD constexpr int gate_up_stream_shared_units(int m, int si, int slots) {
   return si == 0 ? 0 : gate_up_stream_windows(m, slots) * (si / kTileFeatures);
@@ -149,30 +145,31 @@ MOEGEMV_HD constexpr int gate_up_stream_units(int m, int k, int i, int si, int s
 }
 MOEGEMV_HD constexpr int gate_up_stream_partials_bytes(int warps) { return 2 * warps * kTileRows * kMaxCols * 4; }
 MOEGEMV_HD constexpr int gate_up_stream_smem_bytes(int h, KernelConfig c) {
-  return stream_barrier_bytes(2 * c.chunks * c.pipe) +
-         c.chunks * c.pipe * stream_slot_bytes(gate_up_stream_kc(h, c.chunks)) + c.slots * h * 2 +
+  return stream_barrier_bytes(2 * c.pipe) + c.pipe * gate_up_stream_slot_bytes(h) + c.slots * h * 2 +
          gate_up_stream_partials_bytes(c.warps);
 }
 
-// down_combine: a unit is 8 output rows of one token (split-K: mma rows g and g + 8 are the two K
-// halves of row g); each segment (routed expert j, then the shared expert) is cut into `chunks`
-// pieces, one warp each.
+// down_combine: a unit is 8 output rows of one token. Each segment (routed expert j, then the
+// shared expert) is one run (8 whole rows) in its own ring of slots, consumed by `chunks` warps
+// splitting its steps; mma rows g and g + 8 are the two K halves of row g (split-K).
 MOEGEMV_HD constexpr int down_stream_segments(int si, int k) { return k + (si > 0 ? 1 : 0); }
 MOEGEMV_HD constexpr int down_stream_warps(int si, int k, int chunks) { return down_stream_segments(si, k) * chunks; }
-MOEGEMV_HD constexpr int down_stream_kc(int len, int chunks) { return len / 4 / chunks; }
-MOEGEMV_HD constexpr bool down_stream_fits(int i, int si, int chunks) {
-  return chunks >= 1 && i % (256 * chunks) == 0 && si % (256 * chunks) == 0;
+MOEGEMV_HD constexpr int down_stream_half_steps(int len) { return len / 256; }
+MOEGEMV_HD constexpr bool down_stream_fits(int i, int si, int k, int chunks) {
+  return chunks >= 1 && k <= 32 && i % 256 == 0 && si % 256 == 0 && chunks <= i / 256 &&
+         (si == 0 || chunks <= si / 256);
+}
+MOEGEMV_HD constexpr int down_stream_max_steps(int i, int si, int chunks) {
+  return ceil_div(down_stream_half_steps(i > si ? i : si), chunks);
 }
 MOEGEMV_HD constexpr int down_stream_units(int m, int h) { return m * (h / 8); }
-MOEGEMV_HD constexpr int down_stream_slot_bytes(int i, int si, int chunks) {
-  return stream_slot_bytes(down_stream_kc(i > si ? i : si, chunks));
-}
-// Per token: the K router weights, the K alpha2[e] (NaN flag for an id >= E) and validity.
-MOEGEMV_HD constexpr int down_stream_token_bytes(int k) { return ceil_div(3 * k * 4, 16) * 16; }
+MOEGEMV_HD constexpr int down_stream_slot_bytes(int i, int si) { return 4 * (i > si ? i : si); }
+// Per token: the K router weights, alpha2[e], 0 skip / 1 valid / 2 bad, and ids.
+MOEGEMV_HD constexpr int down_stream_token_bytes(int k) { return ceil_div(4 * k * 4, 16) * 16; }
 MOEGEMV_HD constexpr int down_stream_smem_bytes(int i, int si, int k, KernelConfig c) {
-  const int w = down_stream_warps(si, k, c.chunks);
-  return stream_barrier_bytes(2 * w * c.pipe) + w * c.pipe * down_stream_slot_bytes(i, si, c.chunks) +
-         (k * i + si) * 2 + 2 * w * 8 * 4 + down_stream_token_bytes(k);
+  const int segs = down_stream_segments(si, k);
+  return stream_barrier_bytes(2 * segs * c.pipe) + segs * c.pipe * down_stream_slot_bytes(i, si) +
+         (k * i + si) * 2 + 2 * down_stream_warps(si, k, c.chunks) * 8 * 4 + down_stream_token_bytes(k);
 }
 
 }  // namespace moegemv

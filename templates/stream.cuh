@@ -1,17 +1,14 @@
 // The streaming engine of the persistent kernels (config stream = 1): one producer warp fills
 // shared-memory slots with the bulk copy engine, consumer warps decode and multiply from them.
 //
-// A *piece* is 16 mma rows x KC bytes of NVFP4 weights plus their block scales. The producer's
-// lanes 0..15 each issue one bulk copy (one row's KC contiguous bytes) and all 32 lanes copy the
-// rows' scale u32s (one per row per 64 elements) with cp.async; both complete on the slot's
-// `full` mbarrier (1 expect_tx arrival + 32 cp.async arrivals per phase). Consumers wait on
-// `full`, read the slot like tile.cuh's register ring reads global memory (same lane layout and
-// k permutation, so compute_step is shared), and release it through `empty`.
-//
-// Slot layout: row r at r * pitch; the pitch is padded to 64 mod 128 bytes so the two rows a
-// quarter-warp reads with 16-byte loads use different banks. Then the scales as u32
-// [atom = 64 elements][16 rows]: a lane's two scale bytes of a step are one u16, and the 32
-// lanes of a warp read 2 atoms x 8 rows with no bank conflict.
+// A slot holds *runs*: 8 consecutive weight rows of one matrix, whole rows, which are contiguous in
+// memory, so one bulk copy moves a run (8 KB to 64 KB). Measured on the H200 (docs/PERF.md,
+// session 3): issuing one copy costs the producer ~100 cycles, so per-row copies (16 per slot)
+// made the producer the bottleneck; whole runs need 1-2 copies per slot. The consumers read the
+// slot like tile.cuh's register ring reads global memory (same lane layout and k permutation, so
+// compute_step is shared): lane (g, t) takes mma row g from run A and row g + 8 from run B.
+// The block scales stay in global memory: each consumer lane loads its own scale u16s of the
+// next unit while it computes this one (ScaleRegs), so their latency is hidden a unit ahead.
 #pragma once
 
 #include "mbarrier.cuh"
@@ -20,26 +17,16 @@
 
 namespace moegemv {
 
-template <int KC>
-struct Slot {
-  static_assert(KC % 64 == 0, "pieces are whole 128-element steps");
-  static constexpr int kPitch = stream_pitch(KC);
-  static constexpr int kAtoms = KC / 32;
-  static constexpr int kSteps = KC / 64;
-  static constexpr int kWeightBytes = 16 * kPitch;
-  static constexpr int kBytes = stream_slot_bytes(KC);
-};
-
 // The full/empty barrier pairs of `n` slots at the start of shared memory.
 struct Barriers {
   unsigned int base;  // shared address of full[0]; empty[i] follows the n full barriers
   int n;
   __device__ __forceinline__ unsigned int full(int i) const { return base + 8 * i; }
   __device__ __forceinline__ unsigned int empty(int i) const { return base + 8 * (n + i); }
-  // One thread; `consumers`: arrivals that release a slot.
+  // One thread; `consumers`: warp arrivals that release a slot.
   __device__ __forceinline__ void init(int consumers) const {
     for (int i = 0; i < n; ++i) {
-      ptx::mbar_init(full(i), 33);
+      ptx::mbar_init(full(i), 1);
       ptx::mbar_init(empty(i), consumers);
     }
     ptx::fence_barrier_init();
@@ -54,63 +41,27 @@ struct RingPos {
   __device__ __forceinline__ explicit RingPos(int v) : slot(v % D), parity((v / D) & 1) {}
 };
 
-// Producer warp: fills one slot with mma row (lane % 16)'s piece. w: that row's first weight
-// byte, sf: its scale u32 of the piece's first 64 elements (section 2: the next is 512 bytes on).
-// An invalid piece (skipped expert) copies nothing but still completes the phase, so producer and
-// consumers count slots the same way whatever the routing.
-template <int KC>
-__device__ __forceinline__ void fill_slot(unsigned int slot, unsigned int full, int lane, bool valid,
-                                          const unsigned char* w, const unsigned char* sf,
-                                          unsigned long long pol) {
-  using S = Slot<KC>;
-  if (lane == 0) ptx::mbar_arrive_expect_tx(full, valid ? 16 * KC : 0);
-  __syncwarp();
-  if (valid) {
-    const int r = lane % 16;
-    if (lane < 16) ptx::bulk_copy(slot + r * S::kPitch, w, KC, full, pol);
-#pragma unroll 4
-    for (int a = lane / 16; a < S::kAtoms; a += 2)
-      ptx::cp_async4_ca(slot + S::kWeightBytes + (a * 16 + r) * 4, sf + a * 512);
-  }
-  ptx::cp_async_arrive_noinc(full);
-}
-
 // The producer's wait for a free slot (the first D uses pass at once: parity of the phase before).
 template <int D>
-__device__ __forceinline__ void wait_free(const Barriers& bars, int ring, int v) {
+__device__ __forceinline__ int wait_free(const Barriers& bars, int ring, int v) {
   const RingPos<D> pos(v);
   ptx::mbar_wait(bars.empty(ring * D + pos.slot), pos.parity ^ 1);
+  return ring * D + pos.slot;
 }
 
-// Consumer: steps [first, last) of a filled slot into c. b: the B groups of the piece's first
-// element (SmemB permutation). Two accumulators halve the dependent mma chain.
-template <int KC>
-__device__ __forceinline__ void slot_dot(const unsigned char* slot, const ptx::U32x4* b_groups,
-                                         int first, int last, int g, int t, float (&c)[4]) {
-  using S = Slot<KC>;
-  const unsigned char* w_lo = slot + g * S::kPitch + 16 * t;
-  const unsigned char* w_hi = w_lo + 8 * S::kPitch;
-  // u16 index of (atom 2s + t/2, row g, byte 2(t&1)) minus 64 s.
-  const unsigned short* sf =
-      reinterpret_cast<const unsigned short*>(slot + S::kWeightBytes) + ((t >> 1) * 16 + g) * 2 + (t & 1);
-  const SmemB b{b_groups};
-  float d[4] = {0.f, 0.f, 0.f, 0.f};
-  auto step = [&](int s, float (&acc)[4]) {
-    Step<SmemB> st;
-    st.lo = *reinterpret_cast<const ptx::U32x4*>(w_lo + 64 * s);
-    st.hi = *reinterpret_cast<const ptx::U32x4*>(w_hi + 64 * s);
-    st.s_lo = sf[64 * s];
-    st.s_hi = sf[64 * s + 16];  // row g + 8
-    compute_step(st, 16 * s + 4 * t, b, acc);
-  };
-  int s = first;
-  for (; s + 1 < last; s += 2) {
-    step(s, c);
-    step(s + 1, d);
-  }
-  if (s < last) step(s, c);
+// Producer lane 0: fills a slot with `n` runs (src[i] -> slot + dst[i], bytes each). An invalid
+// slot (skipped expert) copies nothing but still completes its phase, so producer and consumers
+// count slots the same way whatever the routing.
+template <int N>
+__device__ __forceinline__ void fill_slot(unsigned int slot, unsigned int full, bool valid,
+                                          const unsigned char* const (&src)[N],
+                                          const unsigned int (&dst)[N], unsigned int bytes,
+                                          unsigned long long pol) {
+  ptx::mbar_arrive_expect_tx(full, valid ? N * bytes : 0);
+  if (valid) {
 #pragma unroll
-  for (int i = 0; i < 4; ++i) c[i] = ptx::add_rn(c[i], d[i]);
+    for (int i = 0; i < N; ++i) ptx::bulk_copy(slot + dst[i], src[i], bytes, full, pol);
+  }
 }
 
 // The consumer's wait for a filled slot and its release (lane 0 arrives for the warp).
@@ -125,10 +76,56 @@ __device__ __forceinline__ void release(const Barriers& bars, int index) {
   if (threadIdx.x % 32 == 0) ptx::mbar_arrive(bars.empty(index));
 }
 
+// A lane's block scales of up to kMax consecutive 128-element steps: step i's u16 of mma row g
+// (low half) and of row g + 8 (high half), read straight from the swizzled global layout: k-blocks
+// 2t, 2t+1 of step s are the u16 at byte 2(t & 1) of the u32 of 64-element atom 2s + t/2.
+template <int kMax>
+struct ScaleRegs {
+  unsigned int v[kMax];
+
+  // lo / hi: the scale u32 of atom 0 of the lane's two rows (nvfp4::swizzle_row_offset), plus the
+  // atoms before the rows' first step 0; steps [first, first + n).
+  __device__ __forceinline__ void load(const unsigned char* lo, const unsigned char* hi, int first,
+                                       int n, int t) {
+#pragma unroll
+    for (int i = 0; i < kMax; ++i) {
+      if (i < n) {
+        const int off = (2 * (first + i) + (t >> 1)) * 512 + (t & 1) * 2;
+        v[i] = ptx::ld_nc_u16(lo + off) | (static_cast<unsigned int>(ptx::ld_nc_u16(hi + off)) << 16);
+      }
+    }
+  }
+};
+
+// Consumer: steps [first, first + n) (n <= kMax) of a filled slot into c. lo / hi: this lane's
+// weight row g (run A) and g + 8 (run B) at element 0; b: the B groups of element 0 (SmemB
+// permutation). Two accumulators halve the dependent mma chain.
+template <int kMax>
+__device__ __forceinline__ void slot_dot(const unsigned char* lo, const unsigned char* hi,
+                                         const ScaleRegs<kMax>& sc, const ptx::U32x4* b_groups,
+                                         int first, int n, int t, float (&c)[4]) {
+  const SmemB b{b_groups};
+  float d[4] = {0.f, 0.f, 0.f, 0.f};
+#pragma unroll
+  for (int i = 0; i < kMax; ++i) {
+    if (i < n) {
+      const int s = first + i;
+      Step<SmemB> st;
+      st.lo = *reinterpret_cast<const ptx::U32x4*>(lo + 64 * s + 16 * t);
+      st.hi = *reinterpret_cast<const ptx::U32x4*>(hi + 64 * s + 16 * t);
+      st.s_lo = static_cast<unsigned short>(sc.v[i] & 0xFFFFu);
+      st.s_hi = static_cast<unsigned short>(sc.v[i] >> 16);
+      compute_step(st, 16 * s + 4 * t, b, (i & 1) ? d : c);
+    }
+  }
+#pragma unroll
+  for (int i = 0; i < 4; ++i) c[i] = ptx::add_rn(c[i], d[i]);
+}
+
 // Even split of `n` steps over `parts` warps.
-__device__ __forceinline__ void split_steps(int n, int i, int parts, int& first, int& last) {
+__device__ __forceinline__ void split_steps(int n, int i, int parts, int& first, int& count) {
   first = i * n / parts;
-  last = (i + 1) * n / parts;
+  count = (i + 1) * n / parts - first;
 }
 
 // The contiguous range of work units of this CTA.

@@ -80,7 +80,7 @@ TEST_CASE("the streaming config fills its shape-derived fields and fits shared m
     CHECK(c.pipe >= 2);
     CHECK(jit::smem_bytes(key, c) <= kMaxSmemBytes);
     if (key.kind == Kind::kGateUp) {
-      CHECK(c.warps % c.chunks == 0);
+      CHECK(c.warps == 8);
       CHECK(c.slots >= 1);
       CHECK(c.slots <= kMaxCols);
     } else {
@@ -89,9 +89,11 @@ TEST_CASE("the streaming config fills its shape-derived fields and fits shared m
     }
   }
   const Key dc{Kind::kDownCombine, 7168, 2048, 2048, 8};
-  // DeepSeek-V3's down: 9 pieces of 512 bytes per row half (one per segment), two slots deep.
+  // DeepSeek-V3's down: one warp per segment (9), two slots of 8 rows x 1024 bytes per segment.
   CHECK(jit::kernel_config(dc, "dc_stream=1").warps == 9);
   CHECK(jit::kernel_config(dc, "dc_stream=1").pipe == 2);
+  // Llama-4 (K = 1): 2 segments, 4 warps each.
+  CHECK(jit::kernel_config(Key{Kind::kDownCombine, 5120, 8192, 8192, 1}, "dc_stream=1").warps == 8);
   // An explicit depth is kept; one that does not fit falls back to the classic kernel.
   CHECK(jit::kernel_config(dc, "dc_stream=1,dc_pipe=2").pipe == 2);
   CHECK(jit::kernel_config(dc, "dc_stream=1,dc_pipe=8").stream == 0);
