@@ -69,10 +69,12 @@ __device__ __forceinline__ void down_produce(const DownParams& p, const Barriers
         int kt;
         down_segment<H, I, SI, K, CH, D>(p, seg, e, w, sf, kt);
         const int len = seg < K ? I : SI;
-        const unsigned char* const src[1] = {w + static_cast<long long>(n0) * (len / 2)};
-        const unsigned int dst[1] = {0};
+        // Rows 0..3 and 4..7 as two runs, kRunPad apart (bank-conflict-free reads).
+        const unsigned char* const src[2] = {w + static_cast<long long>(n0) * (len / 2),
+                                             w + static_cast<long long>(n0 + 4) * (len / 2)};
+        const unsigned int dst[2] = {0, static_cast<unsigned int>(2 * len + kRunPad)};
         const int index = wait_free<D>(bars, seg, u - begin);
-        fill_slot<1>(slots + index * S::kSlotBytes, bars.full(index), valid, src, dst, 4 * len, pol);
+        fill_slot<2>(slots + index * S::kSlotBytes, bars.full(index), valid, src, dst, 2 * len, pol);
       }
       __syncwarp();
     }
@@ -144,6 +146,11 @@ __device__ __forceinline__ void down_stream(const DownParams& p) {
   const DownToken info{tok_mem, tok_mem + K, reinterpret_cast<int*>(tok_mem + 2 * K),
                        reinterpret_cast<int*>(tok_mem + 3 * K)};
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32, g = lane / 4, t = lane % 4;
+  unsigned int* scratch = reinterpret_cast<unsigned int*>(tok_mem) + down_stream_token_bytes(K) / 4 +
+                          warp * 32 * S::kMax + lane;
+  // Lane g's output row of the unit's 8: rows g/2 (g even, run 0..3) and 4 + g/2 (g odd, run
+  // 4..7), so a quarter-warp reads one row of each run (stream.cuh, kRunPad).
+  const int row = (g & 1) * 4 + g / 2;
 
   int begin, end;
   cta_units(down_stream_units(p.m, H), begin, end);
@@ -164,12 +171,12 @@ __device__ __forceinline__ void down_stream(const DownParams& p) {
     const unsigned char* sf;
     int kt;
     down_segment<H, I, SI, K, CH, D>(p, seg, e, w, sf, kt);
-    const unsigned char* lo = sf + nvfp4::swizzle_row_offset((u % S::kTiles) * 8 + g, kt);
+    const unsigned char* lo = sf + nvfp4::swizzle_row_offset((u % S::kTiles) * 8 + row, kt);
     sc.load(lo, lo + (len / 128) * 512, first, n, t);
   };
   auto expert = [&](int u) { return seg < K ? p.ids[(u / S::kTiles) * K + seg] : 0; };
   int e = expert(begin), e_next = e;
-  ScaleRegs<S::kMax> sc, sc_next;
+  ScaleRegs<S::kMax> sc;  // in flight: the scales of the unit after the one being computed
   if (seg == K || (e >= 0 && e < p.e)) scales(begin, e, sc);
 
   ptx::griddep_wait();  // act and sact are gate_up's output
@@ -179,9 +186,11 @@ __device__ __forceinline__ void down_stream(const DownParams& p) {
   const ptx::U32x4* b = bs + seg * (I / 8) + (g == 1 ? len / 16 : 0);
   int tok = -1, buf = 0;
   for (int u = begin; u < end; ++u) {
+    const bool valid = seg == K || (e >= 0 && e < p.e);
+    if (valid) sc.park(scratch, n);
     if (u + 1 < end) {  // the next unit's scales load while this one computes
       e_next = (u + 1) / S::kTiles == u / S::kTiles ? e : expert(u + 1);
-      if (seg == K || (e_next >= 0 && e_next < p.e)) scales(u + 1, e_next, sc_next);
+      if (seg == K || (e_next >= 0 && e_next < p.e)) scales(u + 1, e_next, sc);
     }
     if (u / S::kTiles != tok) {
       tok = u / S::kTiles;
@@ -189,23 +198,22 @@ __device__ __forceinline__ void down_stream(const DownParams& p) {
       stage_down_token<H, I, SI, K, CH, D>(p, tok, bs, info);
       ptx::named_barrier(1, W * 32);
     }
-    const bool valid = seg == K || (e >= 0 && e < p.e);
     float c[4] = {0.f, 0.f, 0.f, 0.f};
     const int index = wait_filled<D>(bars, seg, u - begin);
     if (valid) {
-      const unsigned char* lo = slot_mem + index * S::kSlotBytes + g * (len / 2);
-      slot_dot<S::kMax>(lo, lo + len / 4, sc, b, first, n, t, c);
+      const unsigned char* lo =
+          slot_mem + index * S::kSlotBytes + (g & 1) * (2 * len + kRunPad) + (g / 2) * (len / 2);
+      slot_dot(lo, lo + len / 4, scratch, b, first, n, t, c);
     }
     release(bars, index);
     float* part = parts + buf * (W * 8);
-    if (t == 0) part[warp * 8 + g] = ptx::add_rn(c[0], c[3]);  // D[g][0] + D[g+8][1]
+    if (t == 0) part[warp * 8 + row] = ptx::add_rn(c[0], c[3]);  // D[g][0] + D[g+8][1]
     ptx::named_barrier(1, W * 32);
     if (warp == 0 && lane < 8)
       p.out[static_cast<long long>(tok) * H + (u % S::kTiles) * 8 + lane] =
           down_stream_combine<SI, K, CH>(part, info, lane, gssd);
     buf ^= 1;
     e = e_next;
-    sc = sc_next;
   }
 }
 

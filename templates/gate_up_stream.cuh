@@ -56,8 +56,11 @@ __device__ __forceinline__ int gu_run_row(const GuUnit& x, bool gate) {
   return 128 * (i / 64) + i % 64 + (gate ? 64 : 0);
 }
 
+// Lane (g, t)'s mma rows g and g + 8 are features g/2 and 4 + g/2, their up row (g even, run A)
+// or gate row (g odd, run B): a quarter-warp reads one row of each run (stream.cuh, kRunPad), and
+// feature f's up and gate sums are mma rows 2f and 2f + 1.
 // What a consumer lane needs of a unit before its slot is filled: validity, the routed expert's
-// global scale and the lane's two scale rows (row g of runs A and B).
+// global scale and the lane's two scale rows.
 struct GuLaneUnit {
   GuUnit x;
   int e;
@@ -83,8 +86,9 @@ __device__ __forceinline__ GuLaneUnit gu_lane_unit(const GateUpParams& p, int u,
   l.e = l.x.shared ? 0 : e;
   l.valid = l.x.shared || (e >= 0 && e < p.e);
   l.alpha = l.valid && !l.x.shared ? p.alpha[e] : 0.0f;
-  l.sf_lo = sf + nvfp4::swizzle_row_offset(gu_run_row<I, SI>(l.x, false) + g, kKt);
-  l.sf_hi = sf + nvfp4::swizzle_row_offset(gu_run_row<I, SI>(l.x, true) + g, kKt);
+  const int row = gu_run_row<I, SI>(l.x, g & 1) + g / 2;
+  l.sf_lo = sf + nvfp4::swizzle_row_offset(row, kKt);
+  l.sf_hi = sf + nvfp4::swizzle_row_offset(row + 4, kKt);
   return l;
 }
 
@@ -115,7 +119,7 @@ __device__ __forceinline__ void gate_up_produce(const GateUpParams& p, const Bar
     }
     const unsigned char* const src[2] = {w + static_cast<long long>(gu_run_row<I, SI>(x, false)) * (H / 2),
                                          w + static_cast<long long>(gu_run_row<I, SI>(x, true)) * (H / 2)};
-    const unsigned int dst[2] = {0, kRun};
+    const unsigned int dst[2] = {0, kRun + kRunPad};
     const int index = wait_free<D>(bars, 0, u - begin);
     fill_slot<2>(slots + index * gate_up_stream_slot_bytes(H), bars.full(index), valid, src, dst, kRun, pol);
   }
@@ -139,6 +143,8 @@ __device__ __forceinline__ void gate_up_stream(const GateUpParams& p) {
   ptx::U32x4* xs = reinterpret_cast<ptx::U32x4*>(slot_mem + D * kSlot);
   float* parts = reinterpret_cast<float*>(reinterpret_cast<unsigned char*>(xs) + T * H * 2);
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32, g = lane / 4, t = lane % 4;
+  unsigned int* scratch = reinterpret_cast<unsigned int*>(parts + 2 * W * kTileRows * kMaxCols) +
+                          warp * 32 * kMax + lane;
 
   int begin, end;
   cta_units(gate_up_stream_units(p.m, K, I, SI, T), begin, end);
@@ -155,12 +161,13 @@ __device__ __forceinline__ void gate_up_stream(const GateUpParams& p) {
   split_steps(H / 128, warp, W, first, n);
   int win0 = -1, win_n = 0, buf = 0, pair = -1, e = 0;
   GuLaneUnit cur = gu_lane_unit<H, I, SI, K, T>(p, begin, g, pair, e), next = cur;
-  ScaleRegs<kMax> sc, sc_next;
+  ScaleRegs<kMax> sc;  // in flight: the scales of the unit after the one being computed
   if (cur.valid) sc.load(cur.sf_lo, cur.sf_hi, first, n, t);
   for (int u = begin; u < end; ++u) {
+    if (cur.valid) sc.park(scratch, n);
     if (u + 1 < end) {  // the next unit's scales load while this one computes
       next = gu_lane_unit<H, I, SI, K, T>(p, u + 1, g, pair, e);
-      if (next.valid) sc_next.load(next.sf_lo, next.sf_hi, first, n, t);
+      if (next.valid) sc.load(next.sf_lo, next.sf_hi, first, n, t);
     }
     const GuUnit& x = cur.x;
     if (x.tok0 < win0 || x.tok0 + x.ntok > win0 + win_n) {
@@ -174,8 +181,8 @@ __device__ __forceinline__ void gate_up_stream(const GateUpParams& p) {
     const int index = wait_filled<D>(bars, 0, u - begin);
     if (cur.valid) {
       const int col = x.shared ? (g < x.ntok ? g : 0) : 0;  // lane g supplies mma column g
-      const unsigned char* lo = slot_mem + index * kSlot + g * (H / 2);
-      slot_dot<kMax>(lo, lo + 8 * (H / 2), sc, xs + (x.tok0 - win0 + col) * (H / 8), first, n, t, c);
+      const unsigned char* lo = slot_mem + index * kSlot + (g & 1) * (8 * (H / 2) + kRunPad) + (g / 2) * (H / 2);
+      slot_dot(lo, lo + 4 * (H / 2), scratch, xs + (x.tok0 - win0 + col) * (H / 8), first, n, t, c);
     }
     release(bars, index);
     if (!cur.valid) {
@@ -189,17 +196,16 @@ __device__ __forceinline__ void gate_up_stream(const GateUpParams& p) {
       if (!x.shared) {
         if (warp == 0 && lane < kTileFeatures)
           p.act[static_cast<long long>(x.pair) * I + x.tile * kTileFeatures + lane] = silu_mul_approx(
-              sum_partials(part, W, lane, 0), sum_partials(part, W, lane + 8, 0), cur.alpha);
+              sum_partials(part, W, 2 * lane, 0), sum_partials(part, W, 2 * lane + 1, 0), cur.alpha);
       } else if (threadIdx.x < kTileFeatures * kMaxCols) {
         const int f = threadIdx.x / kMaxCols, col = threadIdx.x % kMaxCols;
         if (col < x.ntok)
           p.sact[static_cast<long long>(x.tok0 + col) * SI + x.tile * kTileFeatures + f] =
-              silu_mul_exact(sum_partials(part, W, f, col), sum_partials(part, W, f + 8, col), *p.gssh);
+              silu_mul_exact(sum_partials(part, W, 2 * f, col), sum_partials(part, W, 2 * f + 1, col), *p.gssh);
       }
       buf ^= 1;
     }
     cur = next;
-    sc = sc_next;
   }
 }
 

@@ -133,7 +133,8 @@ MOEGEMV_HD constexpr int stream_barrier_bytes(int n) { return ceil_div(16 * n, 1
 // gate_up: a unit is 8 features (their 8 up rows and 8 gate rows, two contiguous runs) of one
 // pair, or of the shared expert for a window of up to `slots` tokens (mma columns); one slot per
 // unit, its 128-element steps split over the consumer warps.
-MOEGEMV_HD constexpr int gate_up_stream_slot_bytes(int h) { return 16 * (h / 2); }
+// Two runs, the second 64 bytes past the first (bank-conflict-free reads), 128-byte aligned slots.
+MOEGEMV_HD constexpr int gate_up_stream_slot_bytes(int h) { return 16 * (h / 2) + 128; }
 MOEGEMV_HD constexpr bool gate_up_stream_fits(int h, int warps) { return h % 128 == 0 && warps <= h / 128; }
 MOEGEMV_HD constexpr int gate_up_stream_max_steps(int h, int warps) { return ceil_div(h / 128, warps); }
 MOEGEMV_HD constexpr int gate_up_stream_windows(int m, int slots) { return ceil_div(m, slots); }
@@ -144,9 +145,12 @@ MOEGEMV_HD constexpr int gate_up_stream_units(int m, int k, int i, int si, int s
   return gate_up_stream_shared_units(m, si, slots) + m * k * (i / kTileFeatures);
 }
 MOEGEMV_HD constexpr int gate_up_stream_partials_bytes(int warps) { return 2 * warps * kTileRows * kMaxCols * 4; }
+// Each consumer lane parks its scales of a unit in shared memory (one u32 per step).
+MOEGEMV_HD constexpr int stream_scratch_bytes(int warps, int max_steps) { return warps * 32 * max_steps * 4; }
 MOEGEMV_HD constexpr int gate_up_stream_smem_bytes(int h, KernelConfig c) {
   return stream_barrier_bytes(2 * c.pipe) + c.pipe * gate_up_stream_slot_bytes(h) + c.slots * h * 2 +
-         gate_up_stream_partials_bytes(c.warps);
+         gate_up_stream_partials_bytes(c.warps) +
+         stream_scratch_bytes(c.warps, gate_up_stream_max_steps(h, c.warps));
 }
 
 // down_combine: a unit is 8 output rows of one token. Each segment (routed expert j, then the
@@ -163,13 +167,15 @@ MOEGEMV_HD constexpr int down_stream_max_steps(int i, int si, int chunks) {
   return ceil_div(down_stream_half_steps(i > si ? i : si), chunks);
 }
 MOEGEMV_HD constexpr int down_stream_units(int m, int h) { return m * (h / 8); }
-MOEGEMV_HD constexpr int down_stream_slot_bytes(int i, int si) { return 4 * (i > si ? i : si); }
+// Rows 0..3 and rows 4..7 as two runs, the second 64 bytes past the first's end.
+MOEGEMV_HD constexpr int down_stream_slot_bytes(int i, int si) { return 4 * (i > si ? i : si) + 128; }
 // Per token: the K router weights, alpha2[e], 0 skip / 1 valid / 2 bad, and ids.
 MOEGEMV_HD constexpr int down_stream_token_bytes(int k) { return ceil_div(4 * k * 4, 16) * 16; }
 MOEGEMV_HD constexpr int down_stream_smem_bytes(int i, int si, int k, KernelConfig c) {
   const int segs = down_stream_segments(si, k);
   return stream_barrier_bytes(2 * segs * c.pipe) + segs * c.pipe * down_stream_slot_bytes(i, si) +
-         (k * i + si) * 2 + 2 * down_stream_warps(si, k, c.chunks) * 8 * 4 + down_stream_token_bytes(k);
+         (k * i + si) * 2 + 2 * down_stream_warps(si, k, c.chunks) * 8 * 4 + down_stream_token_bytes(k) +
+         stream_scratch_bytes(down_stream_warps(si, k, c.chunks), down_stream_max_steps(i, si, c.chunks));
 }
 
 }  // namespace moegemv

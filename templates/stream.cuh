@@ -6,7 +6,9 @@
 // session 3): issuing one copy costs the producer ~100 cycles, so per-row copies (16 per slot)
 // made the producer the bottleneck; whole runs need 1-2 copies per slot. The consumers read the
 // slot like tile.cuh's register ring reads global memory (same lane layout and k permutation, so
-// compute_step is shared): lane (g, t) takes mma row g from run A and row g + 8 from run B.
+// compute_step is shared). Rows of a run sit at a pitch that is a multiple of 128 bytes, so the two
+// rows a quarter-warp reads (lanes g = 2m, 2m + 1) come from two runs placed 64 bytes apart mod 128
+// (kRunPad): no bank conflict.
 // The block scales stay in global memory: each consumer lane loads its own scale u16s of the
 // next unit while it computes this one (ScaleRegs), so their latency is hidden a unit ahead.
 #pragma once
@@ -16,6 +18,9 @@
 #include "tile.cuh"
 
 namespace moegemv {
+
+// The second run of a slot starts this far past the first run's end: 64 mod 128 bytes.
+constexpr int kRunPad = 64;
 
 // The full/empty barrier pairs of `n` slots at the start of shared memory.
 struct Barriers {
@@ -79,6 +84,9 @@ __device__ __forceinline__ void release(const Barriers& bars, int index) {
 // A lane's block scales of up to kMax consecutive 128-element steps: step i's u16 of mma row g
 // (low half) and of row g + 8 (high half), read straight from the swizzled global layout: k-blocks
 // 2t, 2t+1 of step s are the u16 at byte 2(t & 1) of the u32 of 64-element atom 2s + t/2.
+// Loaded into registers a unit ahead, then parked in the warp's shared scratch (one u32 per step
+// per lane, lane-interleaved), so the step loop can index them at run time: a fully unrolled loop
+// with register-indexed scales was ~20 KB of code per unit and ran 1.4x slower (PERF.md, v8).
 template <int kMax>
 struct ScaleRegs {
   unsigned int v[kMax];
@@ -95,31 +103,40 @@ struct ScaleRegs {
       }
     }
   }
+  // scratch: this lane's first word (warp scratch + lane); word i at scratch[32 * i].
+  __device__ __forceinline__ void park(unsigned int* scratch, int n) const {
+#pragma unroll
+    for (int i = 0; i < kMax; ++i)
+      if (i < n) scratch[32 * i] = v[i];
+  }
 };
 
-// Consumer: steps [first, first + n) (n <= kMax) of a filled slot into c. lo / hi: this lane's
-// weight row g (run A) and g + 8 (run B) at element 0; b: the B groups of element 0 (SmemB
-// permutation). Two accumulators halve the dependent mma chain.
-template <int kMax>
+// Consumer: steps [first, first + n) of a filled slot into c. lo / hi: this lane's weight rows
+// (mma rows g and g + 8) at element 0; scales: the lane's parked scales; b: the B groups of
+// element 0 (SmemB permutation). Two accumulators halve the dependent mma chain.
 __device__ __forceinline__ void slot_dot(const unsigned char* lo, const unsigned char* hi,
-                                         const ScaleRegs<kMax>& sc, const ptx::U32x4* b_groups,
+                                         const unsigned int* scales, const ptx::U32x4* b_groups,
                                          int first, int n, int t, float (&c)[4]) {
   const SmemB b{b_groups};
   float d[4] = {0.f, 0.f, 0.f, 0.f};
-#pragma unroll
-  for (int i = 0; i < kMax; ++i) {
-    if (i < n) {
-      const int s = first + i;
-      Step<SmemB> st;
-      st.lo = *reinterpret_cast<const ptx::U32x4*>(lo + 64 * s + 16 * t);
-      st.hi = *reinterpret_cast<const ptx::U32x4*>(hi + 64 * s + 16 * t);
-      st.s_lo = static_cast<unsigned short>(sc.v[i] & 0xFFFFu);
-      st.s_hi = static_cast<unsigned short>(sc.v[i] >> 16);
-      compute_step(st, 16 * s + 4 * t, b, (i & 1) ? d : c);
-    }
+  auto step = [&](int i, float (&acc)[4]) {
+    const int s = first + i;
+    Step<SmemB> st;
+    st.lo = *reinterpret_cast<const ptx::U32x4*>(lo + 64 * s + 16 * t);
+    st.hi = *reinterpret_cast<const ptx::U32x4*>(hi + 64 * s + 16 * t);
+    const unsigned int sc = scales[32 * i];
+    st.s_lo = static_cast<unsigned short>(sc & 0xFFFFu);
+    st.s_hi = static_cast<unsigned short>(sc >> 16);
+    compute_step(st, 16 * s + 4 * t, b, acc);
+  };
+  int i = 0;
+  for (; i + 1 < n; i += 2) {
+    step(i, c);
+    step(i + 1, d);
   }
+  if (i < n) step(i, c);
 #pragma unroll
-  for (int i = 0; i < 4; ++i) c[i] = ptx::add_rn(c[i], d[i]);
+  for (int k = 0; k < 4; ++k) c[k] = ptx::add_rn(c[k], d[k]);
 }
 
 // Even split of `n` steps over `parts` warps.
