@@ -142,7 +142,7 @@ bool complete_stream_config(const Key& key, KernelConfig& c, bool pipe_set, bool
 KernelConfig kernel_config(const Key& key, const std::string& tune) {
   const bool gu = key.kind == Kind::kGateUp;
   KernelConfig c = gu ? default_gate_up_config(key.h) : default_down_config(key.h, key.i, key.si, key.k);
-  bool pipe_set = false, warps_set = false;
+  bool pipe_set = false, warps_set = false, stream_set = false;
   std::size_t start = 0;
   while (start < tune.size()) {
     std::size_t end = tune.find(',', start);
@@ -168,7 +168,7 @@ KernelConfig kernel_config(const Key& key, const std::string& tune) {
     else if (field == "l2" && value <= 1) c.l2_prefetch = value;
     else if (field == "ring" && value <= (gu ? 1 : 2)) c.ring = value;
     else if (field == "split" && !gu && value <= 1) c.split = value;
-    else if (field == "stream" && value <= 1) c.stream = value;
+    else if (field == "stream" && value <= 1) c.stream = value, stream_set = true;
     else if (field == "chunks" && !gu && value >= 1 && value <= 16) c.chunks = value;
     else if (field == "slots" && gu && value >= 1 && value <= kMaxCols) c.slots = value;
     else throw ArgumentError("MOEGEMV_TUNE",
@@ -176,12 +176,14 @@ KernelConfig kernel_config(const Key& key, const std::string& tune) {
                              "dc_ring 0|1|2, dc_split 0|1, stream 0|1, dc_chunks 1..16, gu_slots 1..8",
                              item);
   }
+  if (c.ring && !stream_set) c.stream = 0;  // a classic-kernel experiment
   if (c.stream) {
     if (c.ring) throw ArgumentError("MOEGEMV_TUNE", "stream=1 without ring", tune);
     KernelConfig s = c;
     if (complete_stream_config(key, s, pipe_set, warps_set)) return s;
     // The shape cannot take the streaming kernel (K lengths, shared memory): the classic one.
     c = gu ? default_gate_up_config(key.h) : default_down_config(key.h, key.i, key.si, key.k);
+    c.stream = 0;
   }
   if (c.ring && c.direct_b)
     throw ArgumentError("MOEGEMV_TUNE", "ring=1|2 with direct=0 (the ring reads B from shared memory)",

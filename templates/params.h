@@ -86,12 +86,18 @@ struct KernelConfig {
 constexpr int kRingSlotBytes = 2560;
 MOEGEMV_HD constexpr int ring_bytes(KernelConfig c) { return c.ring ? c.warps * c.pipe * kRingSlotBytes : 0; }
 
-// Measured on the H200 (docs/PERF.md, variants n0-n5, l0-l2, z0-z2): gate_up wants many small CTAs resident
-// (2 steps in flight, 5 CTAs/SM); down_combine 4 warps reading act directly (2 steps in flight),
-// 4 CTAs/SM, and no bulk L2 prefetch of all its weights (74 MB > 60 MB L2 at M=1: it thrashed).
-MOEGEMV_HD constexpr KernelConfig default_gate_up_config(int h) { return {4, 2, 0, 5, 0, 0, 0}; }
+// Measured on the H200 (docs/PERF.md, variants n0-n5, l0-l2, z0-z2): the classic gate_up wants
+// many small CTAs resident (2 steps in flight, 5 CTAs/SM); the classic down_combine 4 warps reading
+// act directly (2 steps in flight), 4 CTAs/SM, and no bulk L2 prefetch of all its weights (74 MB >
+// 60 MB L2 at M=1: it thrashed). Session 3: the streaming kernels (stream = 1) where the shape
+// takes them (jit/codegen.cpp falls back to these classic configs otherwise).
+constexpr int kStreamGateUpDefault = 0;
+constexpr int kStreamDownDefault = 1;
+MOEGEMV_HD constexpr KernelConfig default_gate_up_config(int h) {
+  return {4, 2, 0, 5, 0, 0, 0, kStreamGateUpDefault, 0, 0};
+}
 MOEGEMV_HD constexpr KernelConfig default_down_config(int h, int i, int si, int k) {
-  return {4, 2, 1, 4, 0, 0, 1};
+  return {4, 2, 1, 4, 0, 0, 1, kStreamDownDefault, 0, 0};
 }
 
 MOEGEMV_HD constexpr int ceil_div(int a, int b) { return (a + b - 1) / b; }

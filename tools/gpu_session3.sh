@@ -31,5 +31,11 @@ fi
 [ $rc -ne 0 ] && export VARIANTS_FILTER=w0
 MODELS=${MODELS:-deepseek-v3,qwen3-next,glm-4.5,llama4-maverick} MS=${MS:-1,4} \
   VARIANTS=${VARIANTS:-tools/variants_stream.txt} tools/gpu_variants.sh > "$out/variants.txt" 2>&1
+if [ -n "${GPU_TESTS:-}" ]; then
+  MOEGEMV_TUNE=$S timeout 150 .gpubin/test_runtime "[gpu]" > "$out/test_runtime.log" 2>&1
+  echo "test_runtime [gpu] ($S) rc=$? $(tail -3 "$out/test_runtime.log" | tr '\n' ' ')"
+  grep -aE "FAILED|failed" "$out/test_runtime.log" | head -8
+fi
 grep -E " (1|4) +(pair_pdl|gate_up|down) " "$out/variants.txt" | awk '{printf "%-3s %-16s M=%-2s %-9s %8s us %7s\n", $1, $2, $3, $4, $5, $9}'
 grep -h "ceiling:" "$out"/bench_*.log
+tar czf "$out/logs.tgz" -C "$out" --exclude logs.tgz --exclude "*.json" . 2>/dev/null; rm -f "$out"/*.log "$out"/variants.txt

@@ -50,8 +50,8 @@ TEST_CASE("MOEGEMV_TUNE overrides the kernel config and names bad entries", "[co
   CHECK(c.warps == 8);
   CHECK(c.pipe == 3);
   CHECK(c.min_blocks == base.min_blocks);
-  CHECK(jit::kernel_config(dc, "gu_warps=8,dc_warps=2,dc_l2=1").warps == 2);
-  CHECK(jit::kernel_config(dc, "dc_l2=1").l2_prefetch == 1);
+  CHECK(jit::kernel_config(dc, "gu_warps=8,dc_stream=0,dc_warps=2,dc_l2=1").warps == 2);
+  CHECK(jit::kernel_config(dc, "dc_stream=0,dc_l2=1").l2_prefetch == 1);
   CHECK_THROWS_WITH(jit::kernel_config(gu, "gu_warps=0"), Catch::Contains("MOEGEMV_TUNE"));
   CHECK_THROWS_WITH(jit::kernel_config(gu, "xx_warps=2"), Catch::Contains("MOEGEMV_TUNE"));
   CHECK_THROWS_WITH(jit::kernel_config(gu, "gu_speed=2"), Catch::Contains("gu_speed=2"));
@@ -59,9 +59,10 @@ TEST_CASE("MOEGEMV_TUNE overrides the kernel config and names bad entries", "[co
   // Ring and persistent configs: the ring reads B from shared memory; persistent is down only.
   CHECK(jit::kernel_config(gu, "gu_ring=1").ring == 1);
   CHECK(jit::kernel_config(dc, "dc_direct=0,dc_ring=2").ring == 2);
-  CHECK(jit::kernel_config(dc, "").split == 1);
-  CHECK(jit::kernel_config(dc, "dc_split=0").split == 0);
+  CHECK(jit::kernel_config(dc, "dc_stream=0").split == 1);
+  CHECK(jit::kernel_config(dc, "dc_stream=0,dc_split=0").split == 0);
   CHECK_THROWS_WITH(jit::kernel_config(dc, "dc_ring=1"), Catch::Contains("direct=0"));
+  CHECK_THROWS_WITH(jit::kernel_config(dc, "dc_stream=1,dc_direct=0,dc_ring=1"), Catch::Contains("without ring"));
   CHECK_THROWS_WITH(jit::kernel_config(gu, "gu_ring=2"), Catch::Contains("gu_ring=2"));
   CHECK_THROWS_WITH(jit::kernel_config(gu, "gu_split=0"), Catch::Contains("gu_split=0"));
   CHECK_THROWS_WITH(jit::kernel_config(dc, "dc_direct=0,dc_ring=2,dc_l2=1"), Catch::Contains("dc_l2"));
@@ -97,4 +98,8 @@ TEST_CASE("the streaming config fills its shape-derived fields and fits shared m
   // An explicit depth is kept; one that does not fit falls back to the classic kernel.
   CHECK(jit::kernel_config(dc, "dc_stream=1,dc_pipe=2").pipe == 2);
   CHECK(jit::kernel_config(dc, "dc_stream=1,dc_pipe=8").stream == 0);
+  // The defaults: streaming where the shape takes it (docs/PERF.md, session 3).
+  CHECK(jit::kernel_config(dc, "").stream == kStreamDownDefault);
+  CHECK(jit::kernel_config(Key{Kind::kGateUp, 7168, 2048, 2048, 8}, "").stream == kStreamGateUpDefault);
+  CHECK(jit::kernel_config(Key{Kind::kDownCombine, 2048, 1408, 5632, 4}, "").stream == 0);
 }

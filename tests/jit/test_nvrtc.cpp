@@ -39,7 +39,8 @@ TEST_CASE("the opt-in kernel configs compile without spills", "[nvrtc]") {
       "gu_ring=1,gu_pipe=3,gu_minb=5",
       "dc_direct=0,dc_ring=1,dc_pipe=3,dc_minb=3",
       "dc_direct=0,dc_ring=2,dc_warps=12,dc_pipe=3,dc_minb=1",
-      "dc_split=0",
+      "dc_stream=0,dc_split=0",
+      "gu_stream=0,dc_stream=0",
   };
   for (const auto& tune : tunes) {
     for (const Kind kind : {Kind::kGateUp, Kind::kDownCombine}) {
@@ -49,7 +50,7 @@ TEST_CASE("the opt-in kernel configs compile without spills", "[nvrtc]") {
         auto out = jit::compile(source, key.str(), "sm_90", jit::compile_options("sm_90"));
         CHECK(out.cubin.size() > 1000);
         CHECK_FALSE(spills(out.log));
-        if (kind == Kind::kDownCombine && tune == "dc_split=0") CHECK(source.find(", false>(p)") != std::string::npos);
+        if (kind == Kind::kDownCombine && tune == "dc_stream=0,dc_split=0") CHECK(source.find(", false>(p)") != std::string::npos);
       }
     }
   }
