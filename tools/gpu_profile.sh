@@ -2,6 +2,7 @@
 # Nsight Compute profile of one bench preset's kernels on the device machine (cold caches: ncu
 # flushes them between passes). Usage: tools/gpu_profile.sh MODEL M [TAG]; reports go to $OUT:
 # ncu_TAG_KERNEL.txt (sections) and ncu_src_TAG_KERNEL.csv (per-SASS-instruction stall samples).
+# KERNELS (default "gate_up down_combine") picks the kernels.
 set -u
 out=${OUT:-/tmp/out}
 mkdir -p "$out"
@@ -13,7 +14,7 @@ export MOEGEMV_CACHE_DIR=${MOEGEMV_CACHE_DIR:-/tmp/moegemv-cache}
 sections="--section SpeedOfLight --section MemoryWorkloadAnalysis --section SchedulerStats \
   --section WarpStateStats --section Occupancy --section LaunchStats --section ComputeWorkloadAnalysis"
 bench=(.gpubin/moegemv bench --model "$model" --m "$m" --batches 1 --replays 1)
-for kernel in gate_up down_combine; do
+for kernel in ${KERNELS:-gate_up down_combine}; do
   timeout 200 "$ncu" --clock-control none --graph-profiling node $sections \
     -k regex:"moegemv_$kernel" -c 1 "${bench[@]}" > "$out/ncu_${tag}_$kernel.txt" 2>&1
   timeout 200 "$ncu" --clock-control none --graph-profiling node --section SourceCounters \
