@@ -167,13 +167,13 @@ KernelConfig kernel_config(const Key& key, const std::string& tune) {
     else if (field == "minb" && value >= 1 && value <= 16) c.min_blocks = value;
     else if (field == "l2" && value <= 1) c.l2_prefetch = value;
     else if (field == "ring" && value <= (gu ? 1 : 2)) c.ring = value;
-    else if (field == "split" && !gu && value <= 1) c.split = value;
+    else if (field == "split" && value <= 1) c.split = value;
     else if (field == "stream" && value <= 1) c.stream = value, stream_set = true;
     else if (field == "chunks" && !gu && value >= 1 && value <= 16) c.chunks = value;
     else if (field == "slots" && gu && value >= 1 && value <= kMaxCols) c.slots = value;
     else throw ArgumentError("MOEGEMV_TUNE",
                              "warps 1..32, pipe 1..8, direct 0|1, minb 1..16, l2 0|1, gu_ring 0|1, "
-                             "dc_ring 0|1|2, dc_split 0|1, stream 0|1, dc_chunks 1..16, gu_slots 1..8",
+                             "dc_ring 0|1|2, split 0|1, stream 0|1, dc_chunks 1..16, gu_slots 1..8",
                              item);
   }
   if (c.ring && !stream_set) c.stream = 0;  // a classic-kernel experiment
@@ -184,6 +184,11 @@ KernelConfig kernel_config(const Key& key, const std::string& tune) {
     // The shape cannot take the streaming kernel (K lengths, shared memory): the classic one.
     c = gu ? default_gate_up_config(key.h) : default_down_config(key.h, key.i, key.si, key.k);
     c.stream = 0;
+  }
+  if (gu && c.split) {
+    if (c.ring || c.direct_b)
+      throw ArgumentError("MOEGEMV_TUNE", "gu_split=1 with gu_ring=0 and gu_direct=0 (x staged)", tune);
+    if (key.h % 256 != 0) c.split = 0;  // rows split in 128-element halves: the classic tiles
   }
   if (c.ring && c.direct_b)
     throw ArgumentError("MOEGEMV_TUNE", "ring=1|2 with direct=0 (the ring reads B from shared memory)",

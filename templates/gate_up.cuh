@@ -8,6 +8,7 @@
 #include "ptx.cuh"
 #include "ring.cuh"
 #include "tile.cuh"
+#include "tile_split.cuh"
 
 namespace moegemv {
 
@@ -77,10 +78,42 @@ __device__ __forceinline__ void gate_up_routed_registers(const TileRows& rows, i
   }
 }
 
-template <int H, int I, int SI, int K, int W, int PIPE, bool DIRECT, int RING>
+// Routed feature i's up and gate rows (FlashInfer [up; gate] 64-row interleave) of expert
+// weights w / scales sf.
+template <int H>
+__device__ __forceinline__ TileRows routed_rows(const unsigned char* w, const unsigned char* sf, int i) {
+  constexpr int kKt = ceil_div(H / 16, 4);  // swizzle atoms along K
+  const int up_row = 128 * (i / 64) + i % 64;
+  const int gate_row = up_row + 64;
+  return TileRows{w + static_cast<long long>(up_row) * (H / 2), w + static_cast<long long>(gate_row) * (H / 2),
+                  sf + nvfp4::swizzle_row_offset(up_row, kKt), sf + nvfp4::swizzle_row_offset(gate_row, kKt)};
+}
+
+// The routed dot product with rows split over two mma rows (tile_split.cuh), x staged in smem;
+// writes the warp's partial sums.
+template <int H, int PIPE>
+__device__ __forceinline__ void gate_up_routed_split(const unsigned char* w, const unsigned char* sf,
+                                                     int i0, int first, int last, int warp, int g,
+                                                     int t, unsigned long long pol,
+                                                     const unsigned short* x, unsigned char* smem) {
+  const TileRows rows[2] = {routed_rows<H>(w, sf, i0 + g / 2), routed_rows<H>(w, sf, i0 + 4 + g / 2)};
+  SplitDot<PIPE> dot;
+  dot.start(rows, first, last, g, t, pol);
+  ptx::U32x4* xs = reinterpret_cast<ptx::U32x4*>(smem);
+  stage_permuted(x, H, xs);
+  __syncthreads();
+  float c0[4] = {0.f, 0.f, 0.f, 0.f}, c1[4] = {0.f, 0.f, 0.f, 0.f};
+  dot.finish(rows, pol, SmemB{xs}, c0, c1);
+  float* part = gate_up_partials<false>(smem, H);
+  store_split_partials(part, warp, 0, g, t, c0);
+  store_split_partials(part, warp, 1, g, t, c1);
+}
+
+template <int H, int I, int SI, int K, int W, int PIPE, bool DIRECT, int RING, bool SPLIT>
 __device__ __forceinline__ void gate_up_routed(const GateUpParams& p, int cta,
                                                unsigned char* smem) {
   static_assert(!(RING && DIRECT), "the ring reads x from shared memory");
+  static_assert(!SPLIT || (!RING && !DIRECT && H % 256 == 0), "split: x staged, no ring, H % 256 == 0");
   constexpr int kTiles = I / kTileFeatures;
   constexpr int kKt = ceil_div(H / 16, 4);  // swizzle atoms along K
   const int pair = cta / kTiles, tile = cta % kTiles;
@@ -97,21 +130,17 @@ __device__ __forceinline__ void gate_up_routed(const GateUpParams& p, int cta,
           e < 0 ? 0 : 0x7FC0;
     return;
   }
-  const int i = tile * kTileFeatures + g;
-  const int up_row = 128 * (i / 64) + i % 64;  // FlashInfer [up; gate] 64-row interleave
-  const int gate_row = up_row + 64;
   const unsigned char* w = p.w1 + static_cast<long long>(e) * (2 * I) * (H / 2);
   const unsigned char* sf = p.w1_sf + static_cast<long long>(e) * (2 * I / 128) * kKt * 512;
-  const TileRows rows{w + static_cast<long long>(up_row) * (H / 2),
-                      w + static_cast<long long>(gate_row) * (H / 2),
-                      sf + nvfp4::swizzle_row_offset(up_row, kKt),
-                      sf + nvfp4::swizzle_row_offset(gate_row, kKt)};
+  const TileRows rows = routed_rows<H>(w, sf, tile * kTileFeatures + g);
   const unsigned long long pol = ptx::evict_first_policy();
   int first, last;
   warp_range(H, warp, W, first, last);
   float c[4] = {0.f, 0.f, 0.f, 0.f};
   const unsigned short* x = p.x + static_cast<long long>(pair / K) * H;
-  if constexpr (RING) {
+  if constexpr (SPLIT) {
+    gate_up_routed_split<H, PIPE>(w, sf, tile * kTileFeatures, first, last, warp, g, t, pol, x, smem);
+  } else if constexpr (RING) {
     unsigned char* ring = smem + H * 2 + gate_up_partials_bytes(W) + warp * RingDot<PIPE>::kWarpBytes;
     RingDot<PIPE> dot;
     dot.start(rows, first, last, t, pol, ring);
@@ -124,7 +153,7 @@ __device__ __forceinline__ void gate_up_routed(const GateUpParams& p, int cta,
   }
 
   float* part = gate_up_partials<DIRECT>(smem, H);
-  store_partials(part, warp, g, t, c);
+  if constexpr (!SPLIT) store_partials(part, warp, g, t, c);
   __syncthreads();
   if (threadIdx.x < kTileFeatures) {
     const int f = threadIdx.x;
@@ -174,14 +203,14 @@ __device__ __forceinline__ void gate_up_shared(const GateUpParams& p, int sidx,
   (void)kTiles;
 }
 
-// SPLIT is down_combine's (the generated instantiation passes the same arguments to both ops).
+// SPLIT: routed tiles read each row as two halves on adjacent mma rows (tile_split.cuh).
 template <int H, int I, int SI, int K, int W, int PIPE, bool DIRECT, bool L2, int RING, bool SPLIT>
 __device__ __forceinline__ void gate_up(const GateUpParams& p) {
   static_assert(H % 64 == 0 && I % 64 == 0 && SI % 64 == 0, "SPEC: multiples of 64");
   extern __shared__ __align__(16) unsigned char smem[];
   const int routed = gate_up_routed_ctas(p.m, K, I);
   if (static_cast<int>(blockIdx.x) < routed) {
-    gate_up_routed<H, I, SI, K, W, PIPE, DIRECT, RING>(p, blockIdx.x, smem);
+    gate_up_routed<H, I, SI, K, W, PIPE, DIRECT, RING, SPLIT>(p, blockIdx.x, smem);
   } else if constexpr (SI > 0) {
     // Shared tiles keep the register ring (B differs per lane: up to 8 tokens); with RING the
     // routed PIPE is a shared-memory depth, too deep for registers, so they use 2 steps.

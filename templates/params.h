@@ -74,7 +74,8 @@ struct KernelConfig {
   int ring;        // 1: weights through a per-warp shared-memory ring (cp.async), B staged in smem;
                    // 2 (down_combine): the same in a persistent kernel, one CTA per SM
   int split;       // down_combine: 8-row tiles with the two K halves as mma row groups (when
-                   // every K length is a multiple of 128); 0: 16-row tiles
+                   // every K length is a multiple of 128); 0: 16-row tiles. gate_up: routed
+                   // rows read as two 128-element halves on adjacent mma rows (tile_split.cuh)
   int stream;      // 1: the persistent bulk-copy kernels (templates/stream.cuh); then `warps` are
                    // the consumer warps (one producer warp more), `pipe` the slots per ring
   int chunks;      // stream down_combine: warps per segment (splitting its steps)

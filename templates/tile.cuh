@@ -147,16 +147,20 @@ struct StepPtrs {
   }
 };
 
-template <class B>
-__device__ __forceinline__ void word_mmas(float (&c)[4], unsigned int lo, unsigned int hi,
-                                          unsigned int s_lo, unsigned int s_hi, const B& b,
-                                          const typename B::Cache& cache, unsigned g0, unsigned w) {
-  const ptx::U32x4 x = b.group(cache, g0, w);
+// The two mma k-slices of word w of rows g / g + 8 against the B group x (8 elements).
+__device__ __forceinline__ void word_mmas_x(float (&c)[4], unsigned int lo, unsigned int hi,
+                                            unsigned int s_lo, unsigned int s_hi, const ptx::U32x4& x) {
   unsigned int a[4], h[4];
   nvfp4::dequant_word(lo, s_lo, a);
   nvfp4::dequant_word(hi, s_hi, h);
   ptx::mma_bf16(c, a[0], h[0], a[1], h[1], x.x, x.y);
   ptx::mma_bf16(c, a[2], h[2], a[3], h[3], x.z, x.w);
+}
+template <class B>
+__device__ __forceinline__ void word_mmas(float (&c)[4], unsigned int lo, unsigned int hi,
+                                          unsigned int s_lo, unsigned int s_hi, const B& b,
+                                          const typename B::Cache& cache, unsigned g0, unsigned w) {
+  word_mmas_x(c, lo, hi, s_lo, s_hi, b.group(cache, g0, w));
 }
 
 // g0: this lane's first B group of the step (e0 / 8 + 4t).

@@ -64,7 +64,13 @@ TEST_CASE("MOEGEMV_TUNE overrides the kernel config and names bad entries", "[co
   CHECK_THROWS_WITH(jit::kernel_config(dc, "dc_ring=1"), Catch::Contains("direct=0"));
   CHECK_THROWS_WITH(jit::kernel_config(dc, "dc_stream=1,dc_direct=0,dc_ring=1"), Catch::Contains("without ring"));
   CHECK_THROWS_WITH(jit::kernel_config(gu, "gu_ring=2"), Catch::Contains("gu_ring=2"));
-  CHECK_THROWS_WITH(jit::kernel_config(gu, "gu_split=0"), Catch::Contains("gu_split=0"));
+  CHECK_THROWS_WITH(jit::kernel_config(gu, "gu_chunks=2"), Catch::Contains("gu_chunks=2"));
+  // gate_up split rows: opt-in, x staged, H % 256 == 0 (else the classic tiles).
+  CHECK(jit::kernel_config(gu, "").split == 0);
+  CHECK(jit::kernel_config(gu, "gu_split=1").split == 1);
+  CHECK(jit::kernel_config(Key{Kind::kGateUp, 3904, 64, 0, 3}, "gu_split=1").split == 0);
+  CHECK_THROWS_WITH(jit::kernel_config(gu, "gu_split=1,gu_direct=1"), Catch::Contains("gu_split=1"));
+  CHECK_THROWS_WITH(jit::kernel_config(gu, "gu_split=1,gu_ring=1"), Catch::Contains("gu_split=1"));
   CHECK_THROWS_WITH(jit::kernel_config(dc, "dc_direct=0,dc_ring=2,dc_l2=1"), Catch::Contains("dc_l2"));
 }
 
