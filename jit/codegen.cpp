@@ -142,7 +142,7 @@ bool complete_stream_config(const Key& key, KernelConfig& c, bool pipe_set, bool
 KernelConfig kernel_config(const Key& key, const std::string& tune) {
   const bool gu = key.kind == Kind::kGateUp;
   KernelConfig c = gu ? default_gate_up_config(key.h) : default_down_config(key.h, key.i, key.si, key.k);
-  bool pipe_set = false, warps_set = false, stream_set = false, minb_set = false;
+  bool pipe_set = false, warps_set = false, stream_set = false;
   std::size_t start = 0;
   while (start < tune.size()) {
     std::size_t end = tune.find(',', start);
@@ -164,16 +164,16 @@ KernelConfig kernel_config(const Key& key, const std::string& tune) {
     if (field == "warps" && value >= 1 && value <= 32) c.warps = value, warps_set = true;
     else if (field == "pipe" && value >= 1 && value <= 8) c.pipe = value, pipe_set = true;
     else if (field == "direct" && value <= 1) c.direct_b = value;
-    else if (field == "minb" && value >= 1 && value <= 16) c.min_blocks = value, minb_set = true;
+    else if (field == "minb" && value >= 1 && value <= 16) c.min_blocks = value;
     else if (field == "l2" && value <= 1) c.l2_prefetch = value;
-    else if (field == "ring" && value <= 2) c.ring = value;
+    else if (field == "ring" && value <= (gu ? 1 : 2)) c.ring = value;
     else if (field == "split" && value <= 1) c.split = value;
     else if (field == "stream" && value <= 1) c.stream = value, stream_set = true;
     else if (field == "chunks" && !gu && value >= 1 && value <= 16) c.chunks = value;
     else if (field == "slots" && gu && value >= 1 && value <= kMaxCols) c.slots = value;
     else throw ArgumentError("MOEGEMV_TUNE",
-                             "warps 1..32, pipe 1..8, direct 0|1, minb 1..16, l2 0|1, ring 0|1|2, "
-                             " split 0|1, stream 0|1, dc_chunks 1..16, gu_slots 1..8",
+                             "warps 1..32, pipe 1..8, direct 0|1, minb 1..16, l2 0|1, gu_ring 0|1, "
+                             "dc_ring 0|1|2, split 0|1, stream 0|1, dc_chunks 1..16, gu_slots 1..8",
                              item);
   }
   if (c.ring && !stream_set) c.stream = 0;  // a classic-kernel experiment
@@ -184,13 +184,6 @@ KernelConfig kernel_config(const Key& key, const std::string& tune) {
     // The shape cannot take the streaming kernel (K lengths, shared memory): the classic one.
     c = gu ? default_gate_up_config(key.h) : default_down_config(key.h, key.i, key.si, key.k);
     c.stream = 0;
-  }
-  if (gu && c.ring == 2) {
-    if (c.split) throw ArgumentError("MOEGEMV_TUNE", "gu_ring=2 (persistent walk) without gu_split", tune);
-    // Whole 128-element steps, at least one 256-element chunk per warp: else the classic tiles.
-    if (key.h % 128 != 0 || key.h / 256 < c.warps) c.ring = 0;
-    // Its two cursors need ~113 registers at 2 steps in flight: 4 CTAs of 4 warps per SM.
-    else if (!minb_set) c.min_blocks = 4;
   }
   if (gu && c.split) {
     if (c.ring || c.direct_b)
@@ -259,7 +252,7 @@ std::string generate_source(const Key& key, const std::string& arch, const std::
                                     {"key", key.str()},
                                     {"arch", arch},
                                     {"templates_hash", templates_hash()},
-                                    {"header", gate_up ? (c.ring == 2 ? "gate_up_walk.cuh" : "gate_up.cuh")
+                                    {"header", gate_up        ? "gate_up.cuh"
                                                : c.ring == 2 ? "down_persistent.cuh"
                                                              : "down_combine.cuh"},
                                     {"threads", std::to_string(32 * c.warps)},
@@ -271,7 +264,7 @@ std::string generate_source(const Key& key, const std::string& arch, const std::
                                     {"split", c.split ? "true" : "false"},
                                     {"name", kernel_name(key)},
                                     {"params", gate_up ? "GateUpParams" : "DownParams"},
-                                    {"function", gate_up ? (c.ring == 2 ? "gate_up_walk" : "gate_up")
+                                    {"function", gate_up        ? "gate_up"
                                                  : c.ring == 2 ? "down_combine_persistent"
                                                                : "down_combine"},
                                     {"h", std::to_string(key.h)},

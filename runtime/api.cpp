@@ -31,11 +31,10 @@ void gate_up(const GateUpArgs& args, CUstream stream, const LaunchOptions& optio
   auto kernel = detail::kernel_for(launch.key, driver::stream_is_capturing(stream));
   const Key& k = launch.key;
   const int m = launch.params.m;
-  // Persistent kernels (streaming, or the walk) take min(units, resident CTAs); else a CTA per tile.
-  const int units = kernel->x_slots > 0         ? gate_up_stream_units(m, k.k, k.i, k.si, kernel->x_slots)
-                    : kernel->persistent_ctas > 0 ? gate_up_walk_units(m, k.k, k.i, k.si)
-                                                  : gate_up_routed_ctas(m, k.k, k.i) + gate_up_shared_ctas(m, k.si);
-  const int ctas = kernel->persistent_ctas > 0 ? std::min(units, kernel->persistent_ctas) : units;
+  const int ctas = kernel->x_slots > 0
+                       ? std::min(gate_up_stream_units(m, k.k, k.i, k.si, kernel->x_slots),
+                                  kernel->persistent_ctas)
+                       : gate_up_routed_ctas(m, k.k, k.i) + gate_up_shared_ctas(m, k.si);
   driver::launch(kernel->function, config(*kernel, ctas, options.pdl), stream, &launch.params);
 }
 

@@ -72,8 +72,7 @@ struct KernelConfig {
   int min_blocks;  // __launch_bounds__ minimum CTAs per SM (register budget)
   int l2_prefetch; // down_combine: bulk-prefetch the CTA's weights into L2 before the PDL wait
   int ring;        // 1: weights through a per-warp shared-memory ring (cp.async), B staged in smem;
-                   // 2: a persistent kernel (down_combine: the same ring, one CTA per SM;
-                   // gate_up: the register ring walking a range of tiles, gate_up_walk.cuh)
+                   // 2 (down_combine): the same in a persistent kernel, one CTA per SM
   int split;       // down_combine: 8-row tiles with the two K halves as mma row groups (when
                    // every K length is a multiple of 128); 0: 16-row tiles. gate_up: routed
                    // rows read as two 128-element halves on adjacent mma rows (tile_split.cuh)
@@ -111,19 +110,8 @@ MOEGEMV_HD constexpr int gate_up_shared_ctas(int m, int si) {
   return si == 0 ? 0 : (si / kTileFeatures) * ceil_div(m, kMaxCols);
 }
 MOEGEMV_HD constexpr int gate_up_partials_bytes(int warps) { return warps * kTileRows * kMaxCols * 4; }
-// ring = 2: the persistent walk (templates/gate_up_walk.cuh): x of one token staged, partial
-// sums double-buffered, weights in registers.
 MOEGEMV_HD constexpr int gate_up_smem_bytes(int h, KernelConfig c) {
-  return (c.direct_b ? 0 : h * 2) + (c.ring == 2 ? 2 : 1) * gate_up_partials_bytes(c.warps) +
-         (c.ring == 1 ? ring_bytes(c) : 0);
-}
-// Its work units, token-major: per token the shared tiles, then the token's K pairs' routed
-// tiles (8 features each, one mma column).
-MOEGEMV_HD constexpr int gate_up_walk_units_per_token(int k, int i, int si) {
-  return si / kTileFeatures + k * (i / kTileFeatures);
-}
-MOEGEMV_HD constexpr int gate_up_walk_units(int m, int k, int i, int si) {
-  return m * gate_up_walk_units_per_token(k, i, si);
+  return (c.direct_b ? 0 : h * 2) + gate_up_partials_bytes(c.warps) + ring_bytes(c);
 }
 
 // down_combine tiles: 8 output rows whose two K halves are the mma's row groups when every K

@@ -63,16 +63,7 @@ TEST_CASE("MOEGEMV_TUNE overrides the kernel config and names bad entries", "[co
   CHECK(jit::kernel_config(dc, "dc_stream=0,dc_split=0").split == 0);
   CHECK_THROWS_WITH(jit::kernel_config(dc, "dc_ring=1"), Catch::Contains("direct=0"));
   CHECK_THROWS_WITH(jit::kernel_config(dc, "dc_stream=1,dc_direct=0,dc_ring=1"), Catch::Contains("without ring"));
-  CHECK_THROWS_WITH(jit::kernel_config(gu, "gu_ring=3"), Catch::Contains("gu_ring=3"));
-  // The persistent gate_up walk: opt-in, whole 128-element steps, >= one 256-element chunk per warp.
-  CHECK(jit::kernel_config(gu, "gu_ring=2").ring == 2);
-  CHECK(jit::kernel_config(gu, "gu_ring=2").min_blocks == 4);
-  CHECK(jit::kernel_config(gu, "gu_ring=2,gu_minb=3").min_blocks == 3);
-  CHECK(jit::generate_source(gu, "sm_90", "gu_ring=2").find("gate_up_walk<") != std::string::npos);
-  CHECK(jit::kernel_config(Key{Kind::kGateUp, 3904, 64, 0, 3}, "gu_ring=2").ring == 0);
-  CHECK(jit::kernel_config(Key{Kind::kGateUp, 512, 64, 0, 3}, "gu_ring=2").ring == 0);
-  CHECK_THROWS_WITH(jit::kernel_config(gu, "gu_ring=2,gu_split=1"), Catch::Contains("gu_split"));
-  CHECK_THROWS_WITH(jit::kernel_config(gu, "gu_ring=2,gu_direct=1"), Catch::Contains("direct=0"));
+  CHECK_THROWS_WITH(jit::kernel_config(gu, "gu_ring=2"), Catch::Contains("gu_ring=2"));
   CHECK_THROWS_WITH(jit::kernel_config(gu, "gu_chunks=2"), Catch::Contains("gu_chunks=2"));
   // gate_up split rows: opt-in, x staged, H % 256 == 0 (else the classic tiles).
   CHECK(jit::kernel_config(gu, "").split == 0);
