@@ -141,8 +141,8 @@ bool complete_stream_config(const Key& key, KernelConfig& c, bool pipe_set, bool
 
 KernelConfig kernel_config(const Key& key, const std::string& tune) {
   const bool gu = key.kind == Kind::kGateUp;
-  KernelConfig c = gu ? default_gate_up_config(key.h) : default_down_config(key.h, key.i, key.si, key.k);
-  bool pipe_set = false, warps_set = false, stream_set = false;
+  KernelConfig c = gu ? default_gate_up_config(key.h, key.k) : default_down_config(key.h, key.i, key.si, key.k);
+  bool pipe_set = false, warps_set = false, stream_set = false, split_set = false, minb_set = false;
   std::size_t start = 0;
   while (start < tune.size()) {
     std::size_t end = tune.find(',', start);
@@ -164,10 +164,10 @@ KernelConfig kernel_config(const Key& key, const std::string& tune) {
     if (field == "warps" && value >= 1 && value <= 32) c.warps = value, warps_set = true;
     else if (field == "pipe" && value >= 1 && value <= 8) c.pipe = value, pipe_set = true;
     else if (field == "direct" && value <= 1) c.direct_b = value;
-    else if (field == "minb" && value >= 1 && value <= 16) c.min_blocks = value;
+    else if (field == "minb" && value >= 1 && value <= 16) c.min_blocks = value, minb_set = true;
     else if (field == "l2" && value <= 1) c.l2_prefetch = value;
     else if (field == "ring" && value <= (gu ? 1 : 2)) c.ring = value;
-    else if (field == "split" && value <= 1) c.split = value;
+    else if (field == "split" && value <= 1) c.split = value, split_set = true;
     else if (field == "stream" && value <= 1) c.stream = value, stream_set = true;
     else if (field == "chunks" && !gu && value >= 1 && value <= 16) c.chunks = value;
     else if (field == "slots" && gu && value >= 1 && value <= kMaxCols) c.slots = value;
@@ -182,14 +182,17 @@ KernelConfig kernel_config(const Key& key, const std::string& tune) {
     KernelConfig s = c;
     if (complete_stream_config(key, s, pipe_set, warps_set)) return s;
     // The shape cannot take the streaming kernel (K lengths, shared memory): the classic one.
-    c = gu ? default_gate_up_config(key.h) : default_down_config(key.h, key.i, key.si, key.k);
+    c = gu ? default_gate_up_config(key.h, key.k) : default_down_config(key.h, key.i, key.si, key.k);
     c.stream = 0;
   }
   if (gu && c.split) {
-    if (c.ring || c.direct_b)
+    // The default split gives way to an asked-for ring or direct x; an asked-for split does not.
+    if ((c.ring || c.direct_b) && !split_set) c.split = 0;
+    else if (c.ring || c.direct_b)
       throw ArgumentError("MOEGEMV_TUNE", "gu_split=1 with gu_ring=0 and gu_direct=0 (x staged)", tune);
     if (key.h % 256 != 0) c.split = 0;  // rows split in 128-element halves: the classic tiles
   }
+  if (gu && !minb_set) c.min_blocks = gate_up_min_blocks(c.split != 0);  // CTAs/SM follow the tile
   if (c.ring && c.direct_b)
     throw ArgumentError("MOEGEMV_TUNE", "ring=1|2 with direct=0 (the ring reads B from shared memory)",
                         tune);

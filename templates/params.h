@@ -94,8 +94,15 @@ MOEGEMV_HD constexpr int ring_bytes(KernelConfig c) { return c.ring ? c.warps * 
 // takes them (jit/codegen.cpp falls back to these classic configs otherwise).
 constexpr int kStreamGateUpDefault = 0;
 constexpr int kStreamDownDefault = 1;
-MOEGEMV_HD constexpr KernelConfig default_gate_up_config(int h) {
-  return {4, 2, 0, 5, 0, 0, 0, kStreamGateUpDefault, 0, 0};
+// Session 4 (runs 3 and 5, docs/PERF.md): gate_up's split rows (tile_split.cuh) at 4 CTAs/SM on
+// the wide many-expert shapes: the pair with PDL 1-6% faster at M=1 and 1-9% at M=4 on
+// DeepSeek-V3 and GLM-4.5; slower on Qwen3-Next (H = 2048) and Llama-4 (K = 1).
+MOEGEMV_HD constexpr bool gate_up_split_default(int h, int k) { return h >= 4096 && h % 256 == 0 && k >= 8; }
+// The split tile's two row sets need ~128 registers: 4 CTAs/SM instead of 5.
+MOEGEMV_HD constexpr int gate_up_min_blocks(bool split) { return split ? 4 : 5; }
+MOEGEMV_HD constexpr KernelConfig default_gate_up_config(int h, int k) {
+  const int split = gate_up_split_default(h, k) ? 1 : 0;
+  return {4, 2, 0, gate_up_min_blocks(split), 0, 0, split, kStreamGateUpDefault, 0, 0};
 }
 MOEGEMV_HD constexpr KernelConfig default_down_config(int h, int i, int si, int k) {
   return {4, 2, 1, 4, 0, 0, 1, kStreamDownDefault, 0, 0};

@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Session 4's closing run, default configs: the correctness check on shapes that cover every
+# kernel path (M = 1, 3, 16), the [gpu] tests, the full benchmark (4 presets, M = 1..16) for
+# docs/PERF.md, then two one-preset experiments. JSON and logs in $OUT; a table last.
+set -u
+out=${OUT:-/tmp/out}
+mkdir -p "$out"
+export MOEGEMV_CACHE_DIR=/tmp/moegemv-cache
+bin=.gpubin
+nvidia-smi --query-gpu=name,clocks.sm,clocks.mem,temperature.gpu --format=csv,noheader
+timeout 240 $bin/moegemv check --shape 7168:2048:2048:8 --shape 2048:512:512:10 --shape 5120:8192:8192:1 \
+  --shape 3072:1024:1536:6 --shape 5120:1536:1536:8 --shape 2048:768:0:8 --m 1,3,16 --e 16 --replays 5 \
+  > "$out/check.log" 2>&1
+echo "check rc=$? (1 is also SPEC 8's known over-bound outputs: docs/CORRECTNESS.md)"
+grep -aoE "(act|sact|out) (PASS|FAIL): n=[0-9]+ bit-identical=[0-9]+ \([0-9.]+%\) over-bound=[0-9]+ nan=[0-9]+ unwritten=[0-9]+" \
+  "$out/check.log" | awk '{print "  " $1, $2, $6, $7, $8}' | sort | uniq -c | sort -rn | head -8
+grep -aoE "bit-identical=[0-9]+ \([0-9.]+%\)" "$out/check.log" | grep -oE "[0-9.]+%" | sort -n | head -1 | sed 's/^/  lowest bit-identical: /'
+grep -aE "^(PASS|FAIL)" "$out/check.log" | grep -vE "M=[0-9]+ E=" | cut -c1-150
+timeout 150 $bin/test_runtime "[gpu]" > "$out/test_runtime.log" 2>&1
+echo "test_runtime [gpu] rc=$? $(tail -3 "$out/test_runtime.log" | tr '\n' ' ')"
+timeout 240 $bin/moegemv bench --json "$out/bench_final.json" > "$out/bench_final.log" 2>&1
+echo "bench rc=$?"
+MOEGEMV_TUNE=dc_chunks=8 timeout 60 $bin/moegemv bench --model llama4-maverick --m 1,4 --json "$out/bench_llama_c8.json" \
+  > "$out/bench_llama_c8.log" 2>&1
+MOEGEMV_TUNE=gu_warps=2,gu_minb=10 timeout 60 $bin/moegemv bench --model qwen3-next --m 1,4 --json "$out/bench_qwen_w2.json" \
+  > "$out/bench_qwen_w2.log" 2>&1
+grep -h "ceiling:" "$out/bench_final.log"
+grep -E "^(deepseek|qwen|glm|llama)" "$out/bench_final.log" | awk '$2 == 1 || $3 ~ /^pair/' | cut -c1-100
+grep -hE "^(qwen|llama)" "$out/bench_llama_c8.log" "$out/bench_qwen_w2.log" | cut -c1-100
+tar czf "$out/logs.tgz" -C "$out" --exclude logs.tgz --exclude "*.json" . 2>/dev/null; rm -f "$out"/*.log
