@@ -192,7 +192,8 @@ KernelConfig kernel_config(const Key& key, const std::string& tune) {
       throw ArgumentError("MOEGEMV_TUNE", "gu_split=1 with gu_ring=0 and gu_direct=0 (x staged)", tune);
     if (key.h % 256 != 0) c.split = 0;  // rows split in 128-element halves: the classic tiles
   }
-  if (gu && !minb_set) c.min_blocks = gate_up_min_blocks(c.split != 0);  // CTAs/SM follow the tile
+  // CTAs/SM follow the tile and the warps per CTA unless asked for.
+  if (gu && !minb_set) c.min_blocks = gate_up_min_blocks(c.split != 0, c.warps);
   if (c.ring && c.direct_b)
     throw ArgumentError("MOEGEMV_TUNE", "ring=1|2 with direct=0 (the ring reads B from shared memory)",
                         tune);

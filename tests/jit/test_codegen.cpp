@@ -49,7 +49,12 @@ TEST_CASE("MOEGEMV_TUNE overrides the kernel config and names bad entries", "[co
   auto c = jit::kernel_config(gu, "gu_warps=8,gu_pipe=3,dc_warps=2");
   CHECK(c.warps == 8);
   CHECK(c.pipe == 3);
-  CHECK(c.min_blocks == base.min_blocks);
+  CHECK(c.min_blocks == 2);  // 16 resident warps (the split tile) in CTAs of 8
+  CHECK(base.min_blocks == 4);
+  CHECK(jit::kernel_config(gu, "gu_warps=8,gu_minb=3").min_blocks == 3);
+  // H <= 2048: CTAs of 2 warps, 10 per SM (Qwen3-Next, PERF.md session 4).
+  CHECK(jit::kernel_config(Key{Kind::kGateUp, 2048, 512, 512, 10}, "").warps == 2);
+  CHECK(jit::kernel_config(Key{Kind::kGateUp, 2048, 512, 512, 10}, "").min_blocks == 10);
   CHECK(jit::kernel_config(dc, "gu_warps=8,dc_stream=0,dc_warps=2,dc_l2=1").warps == 2);
   CHECK(jit::kernel_config(dc, "dc_stream=0,dc_l2=1").l2_prefetch == 1);
   CHECK_THROWS_WITH(jit::kernel_config(gu, "gu_warps=0"), Catch::Contains("MOEGEMV_TUNE"));
@@ -71,13 +76,12 @@ TEST_CASE("MOEGEMV_TUNE overrides the kernel config and names bad entries", "[co
   CHECK(jit::kernel_config(gu, "").min_blocks == 4);
   CHECK(jit::kernel_config(Key{Kind::kGateUp, 5120, 1536, 1536, 8}, "").split == 1);
   CHECK(jit::kernel_config(Key{Kind::kGateUp, 2048, 512, 512, 10}, "").split == 0);
-  CHECK(jit::kernel_config(Key{Kind::kGateUp, 2048, 512, 512, 10}, "").min_blocks == 5);
   CHECK(jit::kernel_config(Key{Kind::kGateUp, 5120, 8192, 8192, 1}, "").split == 0);
   CHECK(jit::kernel_config(Key{Kind::kGateUp, 2048, 512, 512, 10}, "gu_split=1").split == 1);
   CHECK(jit::kernel_config(gu, "gu_split=0").split == 0);
   CHECK(jit::kernel_config(gu, "gu_split=0").min_blocks == 5);  // CTAs/SM follow the tile
   CHECK(jit::kernel_config(gu, "gu_split=0,gu_minb=4").min_blocks == 4);
-  CHECK(jit::kernel_config(Key{Kind::kGateUp, 2048, 512, 512, 10}, "gu_split=1").min_blocks == 4);
+  CHECK(jit::kernel_config(Key{Kind::kGateUp, 2048, 512, 512, 10}, "gu_split=1").min_blocks == 8);
   // The default split gives way to an asked-for ring or direct x (and its CTAs/SM with it).
   CHECK(jit::kernel_config(gu, "gu_direct=1").split == 0);
   CHECK(jit::kernel_config(gu, "gu_direct=1").min_blocks == 5);
