@@ -47,8 +47,9 @@ std::string probe_source(const std::string& arch);
 inline constexpr const char* kStreamReadKernel = "moegemv_stream_read";
 std::string stream_read_source(const std::string& arch);
 
-/// Diagnostic kernels moegemv_tile_read_{64,128,256}: read a matrix with the GEMV tiles' access
-/// pattern (StreamReadParams: data, n16 = row bytes, sink), chunk bytes per row per warp step.
+/// Diagnostic kernels moegemv_tile_read_CHUNK_ROUNDS: read a matrix with the GEMV tiles' access
+/// pattern (StreamReadParams: data, n16 = row bytes, sink), CHUNK bytes per row per warp step
+/// (64, 128, 256 with ROUNDS 0; 64 and 128 also with ROUNDS 8, 16, 24 of synthetic work).
 std::string tile_read_source(const std::string& arch);
 
 }  // namespace moegemv::jit

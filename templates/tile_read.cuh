@@ -1,7 +1,9 @@
 // A diagnostic for the benchmark: reads a [rows, row_bytes] matrix with the GEMV tiles' access
-// pattern and no arithmetic, to tell how fast that pattern alone can stream from HBM. A CTA owns
-// 16 rows; its kWarps warps split each row into contiguous parts; per step a warp reads kChunk
-// bytes of each of its 16 rows (the GEMV kernels read 64), kPipe steps in flight.
+// pattern, to tell how fast that pattern alone can stream from HBM. A CTA owns 16 rows; its kWarps
+// warps split each row into contiguous parts; per step a warp reads kChunk bytes of each of its
+// 16 rows (the GEMV kernels read 64), kPipe steps in flight. kRounds: synthetic work per 16-byte
+// load before the next step's loads, 4 independent dependent chains of kRounds IMADs (the GEMV
+// spends ~86 instructions per 16 bytes of weights); 0 = no arithmetic.
 #pragma once
 
 #include "params.h"
@@ -9,7 +11,7 @@
 
 namespace moegemv {
 
-template <int kChunk, int kPipe, int kWarps>
+template <int kChunk, int kPipe, int kWarps, int kRounds>
 __device__ __forceinline__ void tile_read(const unsigned char* data, int row_bytes,
                                           unsigned int* sink) {
   constexpr int kLanesPerRow = kChunk / 16;
@@ -21,20 +23,37 @@ __device__ __forceinline__ void tile_read(const unsigned char* data, int row_byt
   const unsigned char* base = data + static_cast<long long>(blockIdx.x) * 16 * row_bytes +
                               static_cast<long long>(lane / kLanesPerRow) * row_bytes +
                               warp * part + (lane % kLanesPerRow) * 16;
+  // A register ring like tile.cuh's TileDot: each slot is used, then refilled kPipe steps ahead.
+  const int steps = part / kChunk;
+  auto load = [&](int step, ptx::U32x4 (&dst)[kLoads]) {
+#pragma unroll
+    for (int j = 0; j < kLoads; ++j)
+      dst[j] = ptx::ld_stream_v4(base + static_cast<long long>(j) * kRowsPerLoad * row_bytes + step * kChunk,
+                                 policy);
+  };
   unsigned int acc = 0;
-  for (int off = 0; off + kPipe * kChunk <= part; off += kPipe * kChunk) {
-    ptx::U32x4 v[kPipe][kLoads];
+  ptx::U32x4 v[kPipe][kLoads];
 #pragma unroll
-    for (int s = 0; s < kPipe; ++s)
+  for (int i = 0; i < kPipe; ++i)
+    if (i < steps) load(i, v[i]);
+  for (int s = 0; s < steps; s += kPipe) {
 #pragma unroll
-      for (int j = 0; j < kLoads; ++j)
-        v[s][j] = ptx::ld_stream_v4(base + static_cast<long long>(j) * kRowsPerLoad * row_bytes +
-                                        off + s * kChunk,
-                                    policy);
+    for (int i = 0; i < kPipe; ++i) {
+      if (s + i >= steps) break;
 #pragma unroll
-    for (int s = 0; s < kPipe; ++s)
+      for (int j = 0; j < kLoads; ++j) {
+        ptx::U32x4 w = v[i][j];
 #pragma unroll
-      for (int j = 0; j < kLoads; ++j) acc ^= v[s][j].x ^ v[s][j].y ^ v[s][j].z ^ v[s][j].w;
+        for (int r = 0; r < kRounds; ++r) {
+          w.x = w.x * 0x9E3779B1u + w.y;
+          w.y = w.y * 0x85EBCA77u + w.z;
+          w.z = w.z * 0xC2B2AE3Du + w.w;
+          w.w = w.w * 0x27D4EB2Fu + w.x;
+        }
+        acc ^= w.x ^ w.y ^ w.z ^ w.w;
+      }
+      if (s + i + kPipe < steps) load(s + i + kPipe, v[i]);
+    }
   }
   if (acc == 0x9E3779B9u) *sink = acc;  // practically never true; keeps the loads alive
 }

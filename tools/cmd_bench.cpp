@@ -67,8 +67,19 @@ void add_bench_command(CLI::App& app) {
       for (int row_bytes : {3584, 1024, 2560})
         for (int chunk : {64, 128, 256})
           std::cout << fmt::format("tile pattern: rows of {} bytes, {} bytes per row per warp step: {:.0f} GB/s\n",
-                                   row_bytes, chunk, harness::measure_tile_read(row_bytes, chunk, stream.get()))
+                                   row_bytes, chunk, harness::measure_tile_read(row_bytes, chunk, 0, 0, stream.get()))
                     << std::flush;
+      // The same loads with synthetic dependent work between a warp's steps (4 IMAD chains of
+      // `rounds` per 16-byte load; the GEMV spends ~86 instructions per 16 bytes of weights), at
+      // full residency and at the classic gate_up's 5 CTAs (20 warps) per SM.
+      for (int ctas : {0, 5})
+        for (int chunk : {64, 128})
+          for (int rounds : {0, 8, 16, 24})
+            std::cout << fmt::format("tile pattern + work: rows of 3584 bytes, {} bytes per row per warp step, "
+                                     "{} instructions per 16 bytes, {} CTAs/SM: {:.0f} GB/s\n",
+                                     chunk, 4 * rounds, ctas == 0 ? std::string("all") : std::to_string(ctas),
+                                     harness::measure_tile_read(3584, chunk, rounds, ctas, stream.get()))
+                      << std::flush;
       return;
     }
     auto result = harness::run_bench(*config, stream.get(), [](const harness::BenchRow& row) {
