@@ -47,9 +47,11 @@ std::string probe_source(const std::string& arch);
 inline constexpr const char* kStreamReadKernel = "moegemv_stream_read";
 std::string stream_read_source(const std::string& arch);
 
-/// Diagnostic kernels moegemv_tile_read_CHUNK_ROUNDS: read a matrix with the GEMV tiles' access
-/// pattern (StreamReadParams: data, n16 = row bytes, sink), CHUNK bytes per row per warp step
-/// (64, 128, 256 with ROUNDS 0; 64 and 128 also with ROUNDS 8, 16, 24 of synthetic work).
+/// Diagnostic kernels moegemv_tile_read_CHUNK_ROUNDS_WORK: read a matrix with the GEMV tiles'
+/// access pattern (StreamReadParams: data, n16 = row bytes, sink), CHUNK bytes per row per warp
+/// step, ROUNDS x 4 synthetic instructions of kind WORK per 16-byte load (templates/tile_read.cuh):
+/// 64/128/256 with 0; 64 and 128 with 8, 16, 24 IMAD (0); 128 with 8, 16, 24 HMUL2 (1) and with
+/// 2, 4, 8 F2FP (2).
 std::string tile_read_source(const std::string& arch);
 
 }  // namespace moegemv::jit

@@ -2,8 +2,9 @@
 // pattern, to tell how fast that pattern alone can stream from HBM. A CTA owns 16 rows; its kWarps
 // warps split each row into contiguous parts; per step a warp reads kChunk bytes of each of its
 // 16 rows (the GEMV kernels read 64), kPipe steps in flight. kRounds: synthetic work per 16-byte
-// load before the next step's loads, 4 independent dependent chains of kRounds IMADs (the GEMV
-// spends ~86 instructions per 16 bytes of weights); 0 = no arithmetic.
+// load before the next step's loads, 4 independent dependent chains of kRounds instructions of
+// kind kWork (0 IMAD, 1 bf16x2 multiply, 2 f32x2 -> bf16x2 conversion: the GEMV's three kinds);
+// the GEMV spends 88 instructions per 16 bytes of weights; 0 rounds = no arithmetic.
 #pragma once
 
 #include "params.h"
@@ -11,7 +12,15 @@
 
 namespace moegemv {
 
-template <int kChunk, int kPipe, int kWarps, int kRounds>
+// One synthetic instruction of kind kWork (see above) on a and b.
+template <int kWork>
+__device__ __forceinline__ unsigned int work_op(unsigned int a, unsigned int b, unsigned int k) {
+  if constexpr (kWork == 1) return ptx::mul_bf16x2(a, b);
+  else if constexpr (kWork == 2) return ptx::f32x2_to_bf16x2(__uint_as_float(a), __uint_as_float(b));
+  else return a * k + b;
+}
+
+template <int kChunk, int kPipe, int kWarps, int kRounds, int kWork>
 __device__ __forceinline__ void tile_read(const unsigned char* data, int row_bytes,
                                           unsigned int* sink) {
   constexpr int kLanesPerRow = kChunk / 16;
@@ -45,10 +54,10 @@ __device__ __forceinline__ void tile_read(const unsigned char* data, int row_byt
         ptx::U32x4 w = v[i][j];
 #pragma unroll
         for (int r = 0; r < kRounds; ++r) {
-          w.x = w.x * 0x9E3779B1u + w.y;
-          w.y = w.y * 0x85EBCA77u + w.z;
-          w.z = w.z * 0xC2B2AE3Du + w.w;
-          w.w = w.w * 0x27D4EB2Fu + w.x;
+          w.x = work_op<kWork>(w.x, w.y, 0x9E3779B1u);
+          w.y = work_op<kWork>(w.y, w.z, 0x85EBCA77u);
+          w.z = work_op<kWork>(w.z, w.w, 0xC2B2AE3Du);
+          w.w = work_op<kWork>(w.w, w.x, 0x27D4EB2Fu);
         }
         acc ^= w.x ^ w.y ^ w.z ^ w.w;
       }

@@ -109,11 +109,11 @@ double measure_stream_read(std::size_t bytes, CUstream stream) {
   return median_read_gbps(f, c, stream, &p, bytes, 3, 10);
 }
 
-double measure_tile_read(int row_bytes, int chunk, int rounds, int ctas_per_sm, CUstream stream) {
+double measure_tile_read(int row_bytes, int chunk, int rounds, int work, int ctas_per_sm, CUstream stream) {
   const std::string arch = detail::current_arch();
   auto compiled = jit::compile(jit::tile_read_source(arch), "tile_read", arch, jit::compile_options(arch));
   driver::Module module(compiled.cubin);
-  const std::string name = fmt::format("moegemv_tile_read_{}_{}", chunk, rounds);
+  const std::string name = fmt::format("moegemv_tile_read_{}_{}_{}", chunk, rounds, work);
   CUfunction f = module.function(name.c_str());
   const std::size_t tiles = (std::size_t{2} << 30) / (16 * static_cast<std::size_t>(row_bytes));
   const std::size_t bytes = tiles * 16 * row_bytes;

@@ -57,9 +57,10 @@ double measure_stream_read(std::size_t bytes, CUstream stream);
 
 /// Diagnostic: GB/s of reading ~2 GiB laid out as rows of `row_bytes` with the GEMV tiles' access
 /// pattern (templates/tile_read.cuh), `chunk` (64, 128 or 256) bytes per row per warp step,
-/// `rounds` of synthetic work per 16-byte load (0; 8, 16, 24 for chunks 64 and 128);
-/// `ctas_per_sm` > 0 caps residency with unused shared memory (5: the classic gate_up's 20 warps).
-double measure_tile_read(int row_bytes, int chunk, int rounds, int ctas_per_sm, CUstream stream);
+/// `rounds` x 4 synthetic instructions of kind `work` per 16-byte load (the kernels
+/// jit::tile_read_source() holds); `ctas_per_sm` > 0 caps residency with unused shared memory
+/// (5: the classic gate_up's 20 warps).
+double measure_tile_read(int row_bytes, int chunk, int rounds, int work, int ctas_per_sm, CUstream stream);
 
 std::string to_json(const BenchResult& result);
 std::string to_table(const BenchResult& result);
