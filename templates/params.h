@@ -97,11 +97,13 @@ constexpr int kStreamDownDefault = 1;
 // Session 4 (runs 3 and 5, docs/PERF.md): gate_up's split rows (tile_split.cuh) at 4 CTAs/SM on
 // the wide many-expert shapes: the pair with PDL 1-6% faster at M=1 and 1-9% at M=4 on
 // DeepSeek-V3 and GLM-4.5; slower on Qwen3-Next (H = 2048) and Llama-4 (K = 1).
-MOEGEMV_HD constexpr bool gate_up_split_default(int h, int k) { return h >= 4096 && h % 256 == 0 && k >= 8; }
+// (jit/codegen.cpp drops the split where H % 256 != 0.)
+MOEGEMV_HD constexpr bool gate_up_split_default(int h, int k) { return h >= 4096 && k >= 8; }
 // Resident warps per SM the classic gate_up is built for: 20 (96 registers), 16 with the split
 // tile's two row sets (~128 registers); __launch_bounds__ gets them as CTAs of `warps` warps.
 MOEGEMV_HD constexpr int gate_up_min_blocks(bool split, int warps) {
-  return (split ? 16 : 20) / warps > 1 ? (split ? 16 : 20) / warps : 1;
+  const int ctas = (split ? 16 : 20) / warps;
+  return ctas > 1 ? ctas : 1;
 }
 // Session 4 (run 6): at H <= 2048 a 4-warp CTA gives each warp only 4 steps; 2 warps per CTA
 // (10 CTAs/SM) made Qwen3-Next's gate_up 15% faster at M=1 and 9% at M=4.

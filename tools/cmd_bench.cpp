@@ -64,10 +64,11 @@ void add_bench_command(CLI::App& app) {
     if (*patterns) {
       std::cout << fmt::format("streaming-read ceiling: {:.0f} GB/s\n",
                                harness::measure_stream_read(std::size_t{4} << 30, stream.get()));
+      harness::TileReadBench reads(stream.get());
       for (int row_bytes : {3584, 1024, 2560})
         for (int chunk : {64, 128, 256})
           std::cout << fmt::format("tile pattern: rows of {} bytes, {} bytes per row per warp step: {:.0f} GB/s\n",
-                                   row_bytes, chunk, harness::measure_tile_read(row_bytes, chunk, 0, 0, 0, stream.get()))
+                                   row_bytes, chunk, reads.gbps(row_bytes, chunk, 0, 0, 0))
                     << std::flush;
       // The same loads with synthetic dependent work between a warp's steps (4 IMAD chains of
       // `rounds` per 16-byte load; the GEMV spends ~86 instructions per 16 bytes of weights), at
@@ -78,7 +79,7 @@ void add_bench_command(CLI::App& app) {
             std::cout << fmt::format("tile pattern + work: rows of 3584 bytes, {} bytes per row per warp step, "
                                      "{} instructions per 16 bytes, {} CTAs/SM: {:.0f} GB/s\n",
                                      chunk, 4 * rounds, ctas == 0 ? std::string("all") : std::to_string(ctas),
-                                     harness::measure_tile_read(3584, chunk, rounds, 0, ctas, stream.get()))
+                                     reads.gbps(3584, chunk, rounds, 0, ctas))
                       << std::flush;
       // The GEMV's other two kinds of per-weight work, to time their pipes against IMAD's.
       const struct { int work, rounds; const char* what; } kinds[] = {
@@ -87,7 +88,7 @@ void add_bench_command(CLI::App& app) {
       for (const auto& k : kinds)
         std::cout << fmt::format("tile pattern + work: rows of 3584 bytes, 128 bytes per row per warp step, "
                                  "{} {} per 16 bytes, all CTAs/SM: {:.0f} GB/s\n",
-                                 4 * k.rounds, k.what, harness::measure_tile_read(3584, 128, k.rounds, k.work, 0, stream.get()))
+                                 4 * k.rounds, k.what, reads.gbps(3584, 128, k.rounds, k.work, 0))
                   << std::flush;
       return;
     }

@@ -12,8 +12,5 @@ done
 MOEGEMV_CACHE_DIR=/tmp/cache_moegemv_i2 timeout 120 .gpubin/moegemv_i2 check --shape 2048:512:512:10 --shape 5120:8192:8192:1 \
   --shape 2048:1408:5632:4 --m 1,3,16 --e 16 --replays 3 > $out/check_i2.log 2>&1
 echo "check i2 rc=$?"
-grep -aoE "(act|sact|out) (PASS|FAIL): n=[0-9]+ bit-identical=[0-9]+ \([0-9.]+%\) over-bound=[0-9]+ nan=[0-9]+ unwritten=[0-9]+" \
-  $out/check_i2.log | awk '{print "  " $1, $2, $6, $7, $8}' | sort | uniq -c | sort -rn | head -6
-grep -aoE "bit-identical=[0-9]+ \([0-9.]+%\)" $out/check_i2.log | grep -oE "[0-9.]+%" | sort -n | head -1
-grep -aE "^(PASS|FAIL)" $out/check_i2.log | grep -vE "M=[0-9]+ E=" | cut -c1-120
+tools/check_summary.sh $out/check_i2.log
 for n in a1 b1 b2 a2; do grep -E "^(qwen|llama|glm)" $out/ab_$n.log | grep -E "gate_up|down |pair_pdl" | awk -v n=$n '{printf "%s %-16s M=%s %-9s %8s\n", n, $1, $2, $3, $4}'; done | sort -k2,2 -k3,3 -k4,4 -k1,1

@@ -9,8 +9,4 @@ MOEGEMV_CACHE_DIR=${MOEGEMV_CACHE_DIR:-/tmp/moegemv-cache} timeout 240 .gpubin/m
   --shape 7168:2048:2048:8 --shape 2048:1408:5632:4 --shape 3072:1024:1536:6 \
   --shape 2048:768:0:8 --m 1,3,16 --e 16 --replays 10 > "$out/check_$tag.log" 2>&1
 echo "check $tag (${MOEGEMV_TUNE:-default}) rc=$?"
-grep -oE "(act|sact|out) (PASS|FAIL): n=[0-9]+ bit-identical=[0-9]+ \([0-9.]+%\) over-bound=[0-9]+ nan=[0-9]+ unwritten=[0-9]+" \
-  "$out/check_$tag.log" | awk '{print "  " $1, $2, $6, $7, $8}' | sort | uniq -c | sort -rn | head -12
-grep -oE "bit-identical=[0-9]+ \([0-9.]+%\)" "$out/check_$tag.log" | grep -oE "[0-9.]+%" | sort -n | head -1 |
-  sed 's/^/  lowest bit-identical: /'
-grep -E "^(PASS|FAIL)" "$out/check_$tag.log" | grep -vE "M=[0-9]+ E=" | cut -c1-150
+tools/check_summary.sh "$out/check_$tag.log"

@@ -22,11 +22,7 @@ if [ $rc -eq 0 ] && [ -z "${SKIP_CHECK:-}" ]; then
     --shape 5120:8192:8192:1 --shape 3072:1024:1536:6 --shape 2048:768:0:8 --m 1,3,16 --e 16 \
     --replays 5 > "$out/check_stream.log" 2>&1
   echo "check rc=$?"
-  grep -aoE "(act|sact|out) (PASS|FAIL): n=[0-9]+ bit-identical=[0-9]+ \([0-9.]+%\) over-bound=[0-9]+ nan=[0-9]+ unwritten=[0-9]+" \
-    "$out/check_stream.log" | awk '{print "  " $1, $2, $6, $7, $8}' | sort | uniq -c | sort -rn | head -8
-  grep -aoE "bit-identical=[0-9]+ \([0-9.]+%\)" "$out/check_stream.log" | grep -oE "[0-9.]+%" | sort -n | head -1 |
-    sed 's/^/  lowest bit-identical: /'
-  grep -aE "^(PASS|FAIL)" "$out/check_stream.log" | grep -vE "M=[0-9]+ E=" | cut -c1-150
+  tools/check_summary.sh "$out/check_stream.log"
 fi
 [ $rc -ne 0 ] && export VARIANTS_FILTER=w0
 MODELS=${MODELS:-deepseek-v3,qwen3-next,glm-4.5,llama4-maverick} MS=${MS:-1,4} \

@@ -12,10 +12,7 @@ timeout 240 $bin/moegemv check --shape 7168:2048:2048:8 --shape 2048:512:512:10 
   --shape 3072:1024:1536:6 --shape 5120:1536:1536:8 --shape 2048:768:0:8 --m 1,3,16 --e 16 --replays 5 \
   > "$out/check.log" 2>&1
 echo "check rc=$? (1 is also SPEC 8's known over-bound outputs: docs/CORRECTNESS.md)"
-grep -aoE "(act|sact|out) (PASS|FAIL): n=[0-9]+ bit-identical=[0-9]+ \([0-9.]+%\) over-bound=[0-9]+ nan=[0-9]+ unwritten=[0-9]+" \
-  "$out/check.log" | awk '{print "  " $1, $2, $6, $7, $8}' | sort | uniq -c | sort -rn | head -8
-grep -aoE "bit-identical=[0-9]+ \([0-9.]+%\)" "$out/check.log" | grep -oE "[0-9.]+%" | sort -n | head -1 | sed 's/^/  lowest bit-identical: /'
-grep -aE "^(PASS|FAIL)" "$out/check.log" | grep -vE "M=[0-9]+ E=" | cut -c1-150
+tools/check_summary.sh "$out/check.log"
 timeout 150 $bin/test_runtime "[gpu]" > "$out/test_runtime.log" 2>&1
 echo "test_runtime [gpu] rc=$? $(tail -3 "$out/test_runtime.log" | tr '\n' ' ')"
 timeout 240 $bin/moegemv bench --json "$out/bench_final.json" > "$out/bench_final.log" 2>&1

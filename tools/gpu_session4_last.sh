@@ -10,10 +10,7 @@ bin=.gpubin
 timeout 200 $bin/moegemv check --shape 2048:512:512:10 --shape 2048:768:0:8 --shape 2048:1408:5632:4 \
   --shape 7168:2048:2048:8 --m 1,3,16 --e 16 --replays 3 > "$out/check.log" 2>&1
 echo "check rc=$?"
-grep -aoE "(act|sact|out) (PASS|FAIL): n=[0-9]+ bit-identical=[0-9]+ \([0-9.]+%\) over-bound=[0-9]+ nan=[0-9]+ unwritten=[0-9]+" \
-  "$out/check.log" | awk '{print "  " $1, $2, $6, $7, $8}' | sort | uniq -c | sort -rn | head -6
-grep -aoE "bit-identical=[0-9]+ \([0-9.]+%\)" "$out/check.log" | grep -oE "[0-9.]+%" | sort -n | head -1 | sed 's/^/  lowest bit-identical: /'
-grep -aE "^(PASS|FAIL)" "$out/check.log" | grep -vE "M=[0-9]+ E=" | cut -c1-120
+tools/check_summary.sh "$out/check.log"
 run() {  # NAME TUNE MODELS
   MOEGEMV_TUNE=$2 timeout 150 $bin/moegemv bench --model "$3" --m 1,4 --json "$out/bench_$1.json" > "$out/bench_$1.log" 2>&1
   grep -E "^(deepseek|qwen|glm|llama)" "$out/bench_$1.log" | grep -E "gate_up|pair_pdl" | awk -v n="$1" '{printf "%-4s %s\n", n, $0}' | cut -c1-100

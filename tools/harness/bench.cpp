@@ -109,26 +109,35 @@ double measure_stream_read(std::size_t bytes, CUstream stream) {
   return median_read_gbps(f, c, stream, &p, bytes, 3, 10);
 }
 
-double measure_tile_read(int row_bytes, int chunk, int rounds, int work, int ctas_per_sm, CUstream stream) {
+namespace {
+constexpr std::size_t kTileReadBytes = std::size_t{2} << 30;
+
+driver::Module compile_tile_read() {
   const std::string arch = detail::current_arch();
   auto compiled = jit::compile(jit::tile_read_source(arch), "tile_read", arch, jit::compile_options(arch));
-  driver::Module module(compiled.cubin);
+  return driver::Module(compiled.cubin);
+}
+}  // namespace
+
+TileReadBench::TileReadBench(CUstream stream)
+    : stream_(stream), module_(compile_tile_read()), data_(kTileReadBytes), sink_(4) {
+  data_.fill_u16(0x3C01, stream_);
+}
+
+double TileReadBench::gbps(int row_bytes, int chunk, int rounds, int work, int ctas_per_sm) {
   const std::string name = fmt::format("moegemv_tile_read_{}_{}_{}", chunk, rounds, work);
-  CUfunction f = module.function(name.c_str());
-  const std::size_t tiles = (std::size_t{2} << 30) / (16 * static_cast<std::size_t>(row_bytes));
-  const std::size_t bytes = tiles * 16 * row_bytes;
+  CUfunction f = module_.function(name.c_str());
+  const std::size_t tiles = kTileReadBytes / (16 * static_cast<std::size_t>(row_bytes));
   // Each of a tile's 4 warps reads whole steps of `chunk` bytes per row (tile_read.cuh); count
   // only what is read (rows of 3584 bytes in 256-byte steps leave 128 of each warp's 896 unread).
   const std::size_t read = tiles * 16 * 4 * (static_cast<std::size_t>(row_bytes) / 4 / chunk * chunk);
-  driver::DeviceBuffer data(bytes), sink(4);
-  data.fill_u16(0x3C01, stream);
-  StreamReadParams p{reinterpret_cast<const void*>(data.ptr()), static_cast<unsigned long long>(row_bytes),
-                     reinterpret_cast<unsigned int*>(sink.ptr())};
+  StreamReadParams p{reinterpret_cast<const void*>(data_.ptr()), static_cast<unsigned long long>(row_bytes),
+                     reinterpret_cast<unsigned int*>(sink_.ptr())};
   driver::LaunchConfig c;
   c.grid[0] = static_cast<unsigned>(tiles);
   c.block[0] = 128;
   if (ctas_per_sm > 0) c.smem_bytes = static_cast<unsigned>(std::min(48 * 1024, 228 * 1024 / (ctas_per_sm + 1) + 1024));
-  return median_read_gbps(f, c, stream, &p, read, 3, 5);
+  return median_read_gbps(f, c, stream_, &p, read, 3, 5);
 }
 
 BenchResult run_bench(const BenchConfig& config, CUstream stream,

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "runtime/memory.hpp"
+#include "runtime/module.hpp"
 
 namespace moegemv::harness {
 
@@ -55,12 +56,22 @@ Timing time_graph(const driver::GraphExec& graph, CUstream stream, int batches, 
 /// Median GB/s of a read-only kernel over `bytes` (16-byte loads, evict-first).
 double measure_stream_read(std::size_t bytes, CUstream stream);
 
-/// Diagnostic: GB/s of reading ~2 GiB laid out as rows of `row_bytes` with the GEMV tiles' access
-/// pattern (templates/tile_read.cuh), `chunk` (64, 128 or 256) bytes per row per warp step,
-/// `rounds` x 4 synthetic instructions of kind `work` per 16-byte load (the kernels
-/// jit::tile_read_source() holds); `ctas_per_sm` > 0 caps residency with unused shared memory
-/// (5: the classic gate_up's 20 warps).
-double measure_tile_read(int row_bytes, int chunk, int rounds, int work, int ctas_per_sm, CUstream stream);
+/// Diagnostic (`bench --patterns`): GB/s of reading ~2 GiB laid out as rows of `row_bytes` with
+/// the GEMV tiles' access pattern (templates/tile_read.cuh). Its kernels are compiled and the data
+/// allocated once, for all the measurements of one run.
+class TileReadBench {
+ public:
+  explicit TileReadBench(CUstream stream);
+  /// `chunk` (64, 128 or 256) bytes per row per warp step, `rounds` x 4 synthetic instructions of
+  /// kind `work` per 16-byte load (the kernels jit::tile_read_source() holds); `ctas_per_sm` > 0
+  /// caps residency with unused shared memory (5: the classic gate_up's 20 warps).
+  double gbps(int row_bytes, int chunk, int rounds, int work, int ctas_per_sm);
+
+ private:
+  CUstream stream_;
+  driver::Module module_;
+  driver::DeviceBuffer data_, sink_;
+};
 
 std::string to_json(const BenchResult& result);
 std::string to_table(const BenchResult& result);
