@@ -12,6 +12,7 @@
 // scale; so the products the tensor cores see are exactly x * w * 2^-7.
 #pragma once
 
+#include "params.h"
 #include "ptx.cuh"
 
 namespace moegemv::nvfp4 {
@@ -59,9 +60,14 @@ __device__ __forceinline__ void scale_pair_bf16x2(unsigned short two, unsigned i
 // elements P and P + 4.
 __device__ __forceinline__ void dequant_word(unsigned int q, unsigned int s, unsigned int (&w)[4]) {
   unsigned int raw[4];
+#if MOEGEMV_KNOCK & 1
+  raw[0] = q << 6, raw[1] = q << 2, raw[2] = q >> 2, raw[3] = q >> 6;  // diagnostic: wrong values
+#else
   e2m1_word_raw(q, raw);
+#endif
 #pragma unroll
-  for (int p = 0; p < 4; ++p) w[p] = ptx::mul_bf16x2(raw[p], s);
+  for (int p = 0; p < 4; ++p)
+    w[p] = (MOEGEMV_KNOCK & 2) ? (p == 0 ? raw[p] ^ s : raw[p]) : ptx::mul_bf16x2(raw[p], s);
 }
 
 // Offset of the 128x4-swizzled scale u32 holding k-blocks 4q..4q+3 of row m, minus q * 512

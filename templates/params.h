@@ -65,6 +65,14 @@ struct StreamReadParams {
 
 // Kernel configuration: a function of the key (plus an optional tuning override), used by the
 // generator (template arguments, __launch_bounds__) and by the launcher (block, smem).
+// DIAGNOSTIC ONLY (MOEGEMV_TUNE gu_knock / dc_knock = bits): removes work from the classic kernels
+// so that the benchmark shows what that work costs; the results are WRONG. Bit 1: the e2m1 decode
+// becomes one shift per bf16x2; 2: no scale multiply; 4: gate_up does not stage x; 8: routed
+// gate_up takes its expert from the pair index, not from ids (no dependent load before the weights).
+#ifndef MOEGEMV_KNOCK
+#define MOEGEMV_KNOCK 0
+#endif
+
 struct KernelConfig {
   int warps;       // warps per CTA, splitting K
   int pipe;        // 128-element steps in flight per warp
@@ -80,6 +88,8 @@ struct KernelConfig {
                    // the consumer warps (one producer warp more), `pipe` the slots per ring
   int chunks;      // stream down_combine: warps per segment (splitting its steps)
   int slots;       // stream gate_up: tokens of x staged at once (shared-expert mma columns)
+  int knock;       // DIAGNOSTIC ONLY, wrong results: bits of work removed from the classic kernels
+                   // to see what bounds them (MOEGEMV_KNOCK below); 0 in real use
 };
 
 // One 256-element step of one warp in the shared-memory ring (templates/ring.cuh): 32 lanes x
@@ -111,10 +121,10 @@ MOEGEMV_HD constexpr int gate_up_warps_default(int h) { return h <= 2048 ? 2 : 4
 MOEGEMV_HD constexpr KernelConfig default_gate_up_config(int h, int k) {
   const int split = gate_up_split_default(h, k) ? 1 : 0;
   const int warps = gate_up_warps_default(h);
-  return {warps, 2, 0, gate_up_min_blocks(split, warps), 0, 0, split, kStreamGateUpDefault, 0, 0};
+  return {warps, 2, 0, gate_up_min_blocks(split, warps), 0, 0, split, kStreamGateUpDefault, 0, 0, 0};
 }
 MOEGEMV_HD constexpr KernelConfig default_down_config(int h, int i, int si, int k) {
-  return {4, 2, 1, 4, 0, 0, 1, kStreamDownDefault, 0, 0};
+  return {4, 2, 1, 4, 0, 0, 1, kStreamDownDefault, 0, 0, 0};
 }
 
 MOEGEMV_HD constexpr int ceil_div(int a, int b) { return (a + b - 1) / b; }
