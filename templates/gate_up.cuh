@@ -61,14 +61,18 @@ __device__ __forceinline__ unsigned short silu_mul_exact(float acc_u, float acc_
 }
 
 // The routed dot product with the register ring (tile.cuh), x staged in smem or read directly.
-template <int H, int PIPE, bool DIRECT>
+// STAGED: the warp's slice of x is in xs_slice's registers (MOEGEMV_GU_STAGE).
+template <int H, int PIPE, bool DIRECT, bool STAGED, class XS>
 __device__ __forceinline__ void gate_up_routed_registers(const TileRows& rows, int first, int last,
-                                                         int t, unsigned long long pol,
-                                                         const unsigned short* x,
+                                                         int t, int lane, unsigned long long pol,
+                                                         const unsigned short* x, const XS& xs_slice,
                                                          unsigned char* smem, float (&c)[4]) {
   TileDot<PIPE, BSource<DIRECT>> dot;
   dot.start(rows, first, last, t, pol);
-  if constexpr (DIRECT) {
+  if constexpr (STAGED) {
+    xs_slice.store(x, lane, reinterpret_cast<ptx::U32x4*>(smem));
+    dot.finish(rows, t, pol, SmemB{reinterpret_cast<const ptx::U32x4*>(smem)}, c);
+  } else if constexpr (DIRECT) {
     dot.finish(rows, t, pol, GlobalB{x}, c);
   } else {
     ptx::U32x4* xs = reinterpret_cast<ptx::U32x4*>(smem);
@@ -91,17 +95,22 @@ __device__ __forceinline__ TileRows routed_rows(const unsigned char* w, const un
 
 // The routed dot product with rows split over two mma rows (tile_split.cuh), x staged in smem;
 // writes the warp's partial sums.
-template <int H, int PIPE>
+template <int H, int PIPE, bool STAGED, class XS>
 __device__ __forceinline__ void gate_up_routed_split(const unsigned char* w, const unsigned char* sf,
                                                      int i0, int first, int last, int warp, int g,
-                                                     int t, unsigned long long pol,
-                                                     const unsigned short* x, unsigned char* smem) {
+                                                     int t, int lane, unsigned long long pol,
+                                                     const unsigned short* x, const XS& xs_slice,
+                                                     unsigned char* smem) {
   const TileRows rows[2] = {routed_rows<H>(w, sf, i0 + g / 2), routed_rows<H>(w, sf, i0 + 4 + g / 2)};
   SplitDot<PIPE> dot;
   dot.start(rows, first, last, g, t, pol);
   ptx::U32x4* xs = reinterpret_cast<ptx::U32x4*>(smem);
-  if constexpr (!(MOEGEMV_KNOCK & 4)) stage_permuted(x, H, xs);
-  __syncthreads();
+  if constexpr (STAGED) {
+    xs_slice.store(x, lane, xs);
+  } else {
+    if constexpr (!(MOEGEMV_KNOCK & 4)) stage_permuted(x, H, xs);
+    __syncthreads();
+  }
   float c0[4] = {0.f, 0.f, 0.f, 0.f}, c1[4] = {0.f, 0.f, 0.f, 0.f};
   dot.finish(rows, pol, SmemB{xs}, c0, c1);
   float* part = gate_up_partials<false>(smem, H);
@@ -121,6 +130,15 @@ __device__ __forceinline__ void gate_up_routed(const GateUpParams& p, int cta,
 
   ptx::griddep_wait();  // ids and x come from earlier kernels
   ptx::griddep_launch_dependents();
+  // MOEGEMV_GU_STAGE: the warp's slice of x is loaded first, so that its latency overlaps the
+  // ids load and the first weights' instead of following them.
+  constexpr bool kStaged = MOEGEMV_GU_STAGE != 0 && !DIRECT && !RING;
+  constexpr int kSliceGroups = kStaged ? (ceil_div(H / 8, 32 * W) < 8 ? ceil_div(H / 8, 32 * W) : 8) : 1;
+  int first, last;
+  warp_range(H, warp, W, first, last);
+  const unsigned short* x = p.x + static_cast<long long>(pair / K) * H;
+  XSlice<kSliceGroups> xs_slice;
+  if constexpr (kStaged) xs_slice.load(x, first, last, lane);
   const int e = (MOEGEMV_KNOCK & 8) ? (pair * 37 + 11) % p.e : p.ids[pair];
   if (e < 0 || e >= p.e) {
     // Skipped pair (expert-parallel rank marks non-local experts -1): zeros. An id >= E is a
@@ -134,12 +152,10 @@ __device__ __forceinline__ void gate_up_routed(const GateUpParams& p, int cta,
   const unsigned char* sf = p.w1_sf + static_cast<long long>(e) * (2 * I / 128) * kKt * 512;
   const TileRows rows = routed_rows<H>(w, sf, tile * kTileFeatures + g);
   const unsigned long long pol = ptx::evict_first_policy();
-  int first, last;
-  warp_range(H, warp, W, first, last);
   float c[4] = {0.f, 0.f, 0.f, 0.f};
-  const unsigned short* x = p.x + static_cast<long long>(pair / K) * H;
   if constexpr (SPLIT) {
-    gate_up_routed_split<H, PIPE>(w, sf, tile * kTileFeatures, first, last, warp, g, t, pol, x, smem);
+    gate_up_routed_split<H, PIPE, kStaged>(w, sf, tile * kTileFeatures, first, last, warp, g, t, lane,
+                                           pol, x, xs_slice, smem);
   } else if constexpr (RING) {
     unsigned char* ring = smem + H * 2 + gate_up_partials_bytes(W) + warp * RingDot<PIPE>::kWarpBytes;
     RingDot<PIPE> dot;
@@ -149,7 +165,7 @@ __device__ __forceinline__ void gate_up_routed(const GateUpParams& p, int cta,
     __syncthreads();
     dot.finish(rows, pol, SmemB{xs}, c, ring);
   } else {
-    gate_up_routed_registers<H, PIPE, DIRECT>(rows, first, last, t, pol, x, smem, c);
+    gate_up_routed_registers<H, PIPE, DIRECT, kStaged>(rows, first, last, t, lane, pol, x, xs_slice, smem, c);
   }
 
   float* part = gate_up_partials<DIRECT>(smem, H);

@@ -72,6 +72,9 @@ struct StreamReadParams {
 #ifndef MOEGEMV_KNOCK
 #define MOEGEMV_KNOCK 0
 #endif
+#ifndef MOEGEMV_GU_STAGE
+#define MOEGEMV_GU_STAGE 0
+#endif
 
 struct KernelConfig {
   int warps;       // warps per CTA, splitting K
@@ -88,6 +91,8 @@ struct KernelConfig {
                    // the consumer warps (one producer warp more), `pipe` the slots per ring
   int chunks;      // stream down_combine: warps per segment (splitting its steps)
   int slots;       // stream gate_up: tokens of x staged at once (shared-expert mma columns)
+  int stage;       // gate_up: 1 = each warp stages only its own slice of x, loads issued before
+                   // the ids load, no CTA barrier (MOEGEMV_GU_STAGE)
   int knock;       // DIAGNOSTIC ONLY, wrong results: bits of work removed from the classic kernels
                    // to see what bounds them (MOEGEMV_KNOCK below); 0 in real use
 };
@@ -121,10 +126,10 @@ MOEGEMV_HD constexpr int gate_up_warps_default(int h) { return h <= 2048 ? 2 : 4
 MOEGEMV_HD constexpr KernelConfig default_gate_up_config(int h, int k) {
   const int split = gate_up_split_default(h, k) ? 1 : 0;
   const int warps = gate_up_warps_default(h);
-  return {warps, 2, 0, gate_up_min_blocks(split, warps), 0, 0, split, kStreamGateUpDefault, 0, 0, 0};
+  return {warps, 2, 0, gate_up_min_blocks(split, warps), 0, 0, split, kStreamGateUpDefault, 0, 0, 0, 0};
 }
 MOEGEMV_HD constexpr KernelConfig default_down_config(int h, int i, int si, int k) {
-  return {4, 2, 1, 4, 0, 0, 1, kStreamDownDefault, 0, 0, 0};
+  return {4, 2, 1, 4, 0, 0, 1, kStreamDownDefault, 0, 0, 0, 0};
 }
 
 MOEGEMV_HD constexpr int ceil_div(int a, int b) { return (a + b - 1) / b; }

@@ -106,6 +106,34 @@ __device__ __forceinline__ void stage_groups(int groups, Src src, ptx::U32x4* ds
   stage_groups_by<kBatch>(threadIdx.x, blockDim.x, groups, src, dst);
 }
 
+// One warp's slice [first, last) of x (elements, multiples of 8) staged in two halves: load()
+// issues the loads into registers (up to kN groups per lane; it may run before the loads the
+// caller wants to overlap with), store() writes them in the SmemB permutation, stages any
+// remainder synchronously and syncs the warp. Only this warp reads the slice, so no CTA barrier.
+template <int kN>
+struct XSlice {
+  ptx::U32x4 v[kN];
+  int g_first, g_count;
+
+  __device__ __forceinline__ void load(const unsigned short* x, int first, int last, int lane) {
+    g_first = first / 8;
+    g_count = (last - first) / 8;
+#pragma unroll
+    for (int i = 0; i < kN; ++i)
+      if (lane + 32 * i < g_count) v[i] = ptx::ld_nc_v4(x + 8 * (g_first + lane + 32 * i));
+  }
+  __device__ __forceinline__ void store(const unsigned short* x, int lane, ptx::U32x4* xs) const {
+#pragma unroll
+    for (int i = 0; i < kN; ++i)
+      if (lane + 32 * i < g_count) xs[g_first + lane + 32 * i] = permute_group(v[i]);
+    if (g_count > 32 * kN) {
+      const int done = 32 * kN, rest = g_count - done, g0 = g_first + done;
+      stage_groups_by(lane, 32, rest, [x, g0](int g) { return x + 8 * (g0 + g); }, xs + g0);
+    }
+    __syncwarp();
+  }
+};
+
 // Copies n bf16 (n % 8 == 0) into shared memory in the SmemB permutation, all threads of the CTA.
 __device__ __forceinline__ void stage_permuted(const unsigned short* src, int n, ptx::U32x4* dst) {
   stage_groups(n / 8, [src](int g) { return src + 8 * g; }, dst);

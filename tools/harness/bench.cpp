@@ -117,11 +117,52 @@ driver::Module compile_tile_read() {
   auto compiled = jit::compile(jit::tile_read_source(arch), "tile_read", arch, jit::compile_options(arch));
   return driver::Module(compiled.cubin);
 }
+driver::Module compile_stream_read() {
+  const std::string arch = detail::current_arch();
+  auto compiled = jit::compile(jit::stream_read_source(arch), "stream_read", arch, jit::compile_options(arch));
+  return driver::Module(compiled.cubin);
+}
 }  // namespace
 
 TileReadBench::TileReadBench(CUstream stream)
-    : stream_(stream), module_(compile_tile_read()), data_(kTileReadBytes), sink_(4) {
+    : stream_(stream), module_(compile_tile_read()), stream_module_(compile_stream_read()),
+      data_(kTileReadBytes), sink_(4) {
   data_.fill_u16(0x3C01, stream_);
+}
+
+double TileReadBench::sized_gbps(std::size_t bytes, bool tiles) {
+  constexpr int kLaunches = 20, kBatches = 5;
+  constexpr std::size_t kRow = 3584, kTileBytes = 16 * kRow;
+  if (tiles) bytes = bytes / kTileBytes * kTileBytes;
+  if (bytes == 0 || bytes > kTileReadBytes / 2)
+    throw ArgumentError("bytes", "1 tile .. 1 GiB", std::to_string(bytes));
+  CUfunction f = tiles ? module_.function("moegemv_tile_read_128_0_0") : stream_module_.function(jit::kStreamReadKernel);
+  CUdevice device = 0;
+  driver::check(driver::api().cuCtxGetDevice(&device), "cuCtxGetDevice");
+  driver::LaunchConfig c;
+  c.grid[0] = tiles ? static_cast<unsigned>(bytes / kTileBytes)
+                    : static_cast<unsigned>(driver::device_info(device).sm_count * 4);
+  c.block[0] = tiles ? 128 : 512;
+  const std::size_t slots = (kTileReadBytes - bytes) / 256;
+  std::size_t slot = 0;
+  auto launch_next = [&] {
+    const std::size_t offset = (slot * ((bytes + 255) / 256) % slots) * 256;  // successive, wrapping
+    ++slot;
+    StreamReadParams p{reinterpret_cast<const void*>(data_.ptr() + offset),
+                       tiles ? static_cast<unsigned long long>(kRow) : bytes / 16,
+                       reinterpret_cast<unsigned int*>(sink_.ptr())};
+    driver::launch(f, c, stream_, &p);
+  };
+  for (int i = 0; i < 3; ++i) launch_next();
+  std::vector<double> gbps;
+  for (int b = 0; b < kBatches; ++b) {
+    driver::Event start, end;
+    start.record(stream_);
+    for (int i = 0; i < kLaunches; ++i) launch_next();
+    end.record(stream_);
+    gbps.push_back(kLaunches * static_cast<double>(bytes) / (driver::elapsed_ms(start, end) * 1e6));
+  }
+  return median(gbps);
 }
 
 double TileReadBench::gbps(int row_bytes, int chunk, int rounds, int work, int ctas_per_sm) {

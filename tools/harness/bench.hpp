@@ -66,10 +66,15 @@ class TileReadBench {
   /// kind `work` per 16-byte load (the kernels jit::tile_read_source() holds); `ctas_per_sm` > 0
   /// caps residency with unused shared memory (5: the classic gate_up's 20 warps).
   double gbps(int row_bytes, int chunk, int rounds, int work, int ctas_per_sm);
+  /// GB/s of reads of `bytes` per launch, 20 launches back to back on successive cold slices of
+  /// the 2 GiB buffer (timed together, median of 5 batches): the grid-stride streaming read
+  /// (`tiles` false) or the tile pattern, one CTA per 16 rows of 3584 bytes, 128 bytes per row
+  /// per step. Shows what launch, ramp-up and tail cost a kernel of one layer's size.
+  double sized_gbps(std::size_t bytes, bool tiles);
 
  private:
   CUstream stream_;
-  driver::Module module_;
+  driver::Module module_, stream_module_;
   driver::DeviceBuffer data_, sink_;
 };
 
