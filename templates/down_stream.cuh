@@ -132,6 +132,42 @@ __device__ __forceinline__ unsigned short down_stream_combine(const float* part,
   return bad ? 0x7FC0 : o;
 }
 
+// Named barriers of the streaming down (0 is __syncthreads): kTokenBar, consumers and combiner
+// around a token's staging; kFullBar + b, consumers -> combiner, partial-sum buffer b written;
+// kEmptyBar + b, combiner -> consumers, buffer b read.
+constexpr unsigned int kTokenBar = 1, kFullBar = 2, kEmptyBar = 4;
+
+// Combiner warp: SPEC 5's combine of each unit from the consumers' partial sums, off the
+// consumers' path (they go on to the next unit as soon as their sums are written).
+template <int H, int I, int SI, int K, int CH, int D>
+__device__ __forceinline__ void down_combine_units(const DownParams& p, const float* parts,
+                                                   const DownToken& info, int begin, int end) {
+  using S = DownStream<H, I, SI, K, CH, D>;
+  constexpr int W = S::kWarps;
+  constexpr unsigned int kAll = (W + 1) * 32;
+  const int lane = threadIdx.x % 32;
+  ptx::named_arrive(kEmptyBar, kAll);  // both buffers start empty
+  ptx::named_arrive(kEmptyBar + 1, kAll);
+  ptx::griddep_wait();
+  const float gssd = SI > 0 ? *p.gssd : 0.0f;
+  int tok = -1, buf = 0;
+  for (int u = begin; u < end; ++u) {
+    if (u / S::kTiles != tok) {  // the consumers restage info (and act) between these two
+      tok = u / S::kTiles;
+      ptx::named_barrier(kTokenBar, kAll);
+      ptx::named_barrier(kTokenBar, kAll);
+    }
+    ptx::named_barrier(kFullBar + buf, kAll);
+    const float* part = parts + buf * (W * 8);
+    unsigned short o = 0;
+    if (lane < 8) o = down_stream_combine<SI, K, CH>(part, info, lane, gssd);
+    __syncwarp();
+    ptx::named_arrive(kEmptyBar + buf, kAll);
+    if (lane < 8) p.out[static_cast<long long>(tok) * H + (u % S::kTiles) * 8 + lane] = o;
+    buf ^= 1;
+  }
+}
+
 template <int H, int I, int SI, int K, int CH, int D>
 __device__ __forceinline__ void down_stream(const DownParams& p) {
   using S = DownStream<H, I, SI, K, CH, D>;
@@ -160,6 +196,11 @@ __device__ __forceinline__ void down_stream(const DownParams& p) {
     down_produce<H, I, SI, K, CH, D>(p, bars, ptx::shared_addr(slot_mem), begin, end);
     return;
   }
+  if (warp == W + 1) {
+    down_combine_units<H, I, SI, K, CH, D>(p, parts, info, begin, end);
+    return;
+  }
+  constexpr unsigned int kAll = (W + 1) * 32;  // consumers and combiner
 
   const int seg = warp / CH, len = seg < K ? I : SI;
   int first, n;
@@ -181,7 +222,6 @@ __device__ __forceinline__ void down_stream(const DownParams& p) {
 
   ptx::griddep_wait();  // act and sact are gate_up's output
   ptx::griddep_launch_dependents();
-  const float gssd = SI > 0 ? *p.gssd : 0.0f;
   // This warp's B groups: its segment's act row and the K half of its mma column (split-K).
   const ptx::U32x4* b = bs + seg * (I / 8) + (g == 1 ? len / 16 : 0);
   int tok = -1, buf = 0;
@@ -194,24 +234,22 @@ __device__ __forceinline__ void down_stream(const DownParams& p) {
     }
     if (u / S::kTiles != tok) {
       tok = u / S::kTiles;
-      ptx::named_barrier(1, W * 32);  // nobody reads the previous token's act any more
+      ptx::named_barrier(kTokenBar, kAll);  // nobody reads the previous token's act, info any more
       stage_down_token<H, I, SI, K, CH, D>(p, tok, bs, info);
-      ptx::named_barrier(1, W * 32);
+      ptx::named_barrier(kTokenBar, kAll);
     }
     float c[4] = {0.f, 0.f, 0.f, 0.f};
     const int index = wait_filled<D>(bars, seg, u - begin);
     if (valid) {
       const unsigned char* lo =
           slot_mem + index * S::kSlotBytes + (g & 1) * (2 * len + kRunPad) + (g / 2) * (len / 2);
-      slot_dot(lo, lo + len / 4, scratch, b, first, n, t, c);
+      slot_dot<CH == 1>(lo, lo + len / 4, scratch, b, first, n, t, c);
     }
     release(bars, index);
     float* part = parts + buf * (W * 8);
+    ptx::named_barrier(kEmptyBar + buf, kAll);  // the combiner has read this buffer's last unit
     if (t == 0) part[warp * 8 + row] = ptx::add_rn(c[0], c[3]);  // D[g][0] + D[g+8][1]
-    ptx::named_barrier(1, W * 32);
-    if (warp == 0 && lane < 8)
-      p.out[static_cast<long long>(tok) * H + (u % S::kTiles) * 8 + lane] =
-          down_stream_combine<SI, K, CH>(part, info, lane, gssd);
+    ptx::named_arrive(kFullBar + buf, kAll);
     buf ^= 1;
     e = e_next;
   }

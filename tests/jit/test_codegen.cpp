@@ -70,6 +70,21 @@ TEST_CASE("MOEGEMV_TUNE overrides the kernel config and names bad entries", "[co
   CHECK_THROWS_WITH(jit::kernel_config(dc, "dc_stream=1,dc_direct=0,dc_ring=1"), Catch::Contains("without ring"));
   CHECK_THROWS_WITH(jit::kernel_config(gu, "gu_ring=2"), Catch::Contains("gu_ring=2"));
   CHECK_THROWS_WITH(jit::kernel_config(gu, "gu_chunks=2"), Catch::Contains("gu_chunks=2"));
+  // Per-warp x staging is gate_up's default (session 5); it reaches the template as a macro.
+  CHECK(base.stage == 1);
+  CHECK(jit::kernel_config(gu, "gu_stage=0").stage == 0);
+  CHECK_THROWS_WITH(jit::kernel_config(dc, "dc_stage=1"), Catch::Contains("dc_stage=1"));
+  CHECK_THROWS_WITH(jit::kernel_config(gu, "gu_stage=2"), Catch::Contains("gu_stage=2"));
+  CHECK(jit::generate_source(gu, "sm_90", "").find("#define MOEGEMV_GU_STAGE 1") != std::string::npos);
+  CHECK(jit::generate_source(gu, "sm_90", "gu_stage=0").find("MOEGEMV_GU_STAGE") == std::string::npos);
+  // The diagnostic knock bits (wrong results) never appear unless asked for.
+  CHECK(base.knock == 0);
+  CHECK(jit::kernel_config(dc, "").knock == 0);
+  CHECK(jit::generate_source(gu, "sm_90", "").find("MOEGEMV_KNOCK") == std::string::npos);
+  CHECK(jit::generate_source(dc, "sm_90", "").find("MOEGEMV_KNOCK") == std::string::npos);
+  CHECK(jit::generate_source(gu, "sm_90", "gu_knock=3").find("#define MOEGEMV_KNOCK 3") != std::string::npos);
+  CHECK(jit::generate_source(dc, "sm_90", "dc_knock=1").find("#define MOEGEMV_KNOCK 1") != std::string::npos);
+  CHECK_THROWS_WITH(jit::kernel_config(gu, "gu_knock=16"), Catch::Contains("gu_knock=16"));
   // gate_up split rows: x staged, H % 256 == 0 (else the classic tiles); the default on the wide
   // many-expert shapes (4 CTAs/SM), not on Qwen3-Next or Llama-4.
   CHECK(jit::kernel_config(gu, "").split == 1);
@@ -114,10 +129,14 @@ TEST_CASE("the streaming config fills its shape-derived fields and fits shared m
     }
   }
   const Key dc{Kind::kDownCombine, 7168, 2048, 2048, 8};
-  // DeepSeek-V3's down: one warp per segment (9), two slots of 8 rows x 1024 bytes per segment.
-  // (Two warps per segment ran 5% faster in session 4 but spill at 19 warps' register budget.)
-  CHECK(jit::kernel_config(dc, "dc_stream=1").warps == 9);
+  // DeepSeek-V3's down: two warps per segment (18; session 5), two slots of 8 rows x 1024 bytes
+  // per segment; the block adds the producer and the combiner warp.
+  CHECK(jit::kernel_config(dc, "dc_stream=1").warps == 18);
   CHECK(jit::kernel_config(dc, "dc_stream=1").pipe == 2);
+  CHECK(jit::block_warps(dc) == 20);
+  CHECK(jit::kernel_config(dc, "dc_stream=1,dc_chunks=1").warps == 9);
+  // Qwen3-Next (I = 512, 2 half-steps per segment): one warp per segment.
+  CHECK(jit::kernel_config(Key{Kind::kDownCombine, 2048, 512, 512, 10}, "dc_stream=1").warps == 11);
   // Llama-4 (K = 1): 2 segments, 4 warps each.
   CHECK(jit::kernel_config(Key{Kind::kDownCombine, 5120, 8192, 8192, 1}, "dc_stream=1").warps == 8);
   // An explicit depth is kept; one that does not fit falls back to the classic kernel.
