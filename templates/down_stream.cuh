@@ -132,39 +132,51 @@ __device__ __forceinline__ unsigned short down_stream_combine(const float* part,
   return bad ? 0x7FC0 : o;
 }
 
-// Named barriers of the streaming down (0 is __syncthreads): kTokenBar, consumers and combiner
-// around a token's staging; kFullBar + b, consumers -> combiner, partial-sum buffer b written;
-// kEmptyBar + b, combiner -> consumers, buffer b read.
-constexpr unsigned int kTokenBar = 1, kFullBar = 2, kEmptyBar = 4;
+// Named barrier 1 (0 is __syncthreads): consumers and combiner around a token's staging.
+constexpr unsigned int kTokenBar = 1;
+
+// The two partial-sum buffers between the consumers and the combiner, as a ring of 2 slots with
+// mbarriers placed after the weight slots' (stream_barrier_bytes leaves room): full(b), one
+// arrival per consumer warp; empty(b), the combiner's. No consumer waits for another.
+struct PartialBars {
+  unsigned int base;
+  __device__ __forceinline__ unsigned int full(int b) const { return base + 8 * b; }
+  __device__ __forceinline__ unsigned int empty(int b) const { return base + 16 + 8 * b; }
+  __device__ __forceinline__ void init(int consumer_warps) const {  // one thread, before bars.init
+    for (int b = 0; b < 2; ++b) {
+      ptx::mbar_init(full(b), consumer_warps);
+      ptx::mbar_init(empty(b), 1);
+    }
+  }
+};
 
 // Combiner warp: SPEC 5's combine of each unit from the consumers' partial sums, off the
 // consumers' path (they go on to the next unit as soon as their sums are written).
 template <int H, int I, int SI, int K, int CH, int D>
 __device__ __forceinline__ void down_combine_units(const DownParams& p, const float* parts,
-                                                   const DownToken& info, int begin, int end) {
+                                                   const DownToken& info, const PartialBars& pb,
+                                                   int begin, int end) {
   using S = DownStream<H, I, SI, K, CH, D>;
   constexpr int W = S::kWarps;
   constexpr unsigned int kAll = (W + 1) * 32;
   const int lane = threadIdx.x % 32;
-  ptx::named_arrive(kEmptyBar, kAll);  // both buffers start empty
-  ptx::named_arrive(kEmptyBar + 1, kAll);
   ptx::griddep_wait();
   const float gssd = SI > 0 ? *p.gssd : 0.0f;
-  int tok = -1, buf = 0;
+  int tok = -1;
   for (int u = begin; u < end; ++u) {
     if (u / S::kTiles != tok) {  // the consumers restage info (and act) between these two
       tok = u / S::kTiles;
       ptx::named_barrier(kTokenBar, kAll);
       ptx::named_barrier(kTokenBar, kAll);
     }
-    ptx::named_barrier(kFullBar + buf, kAll);
-    const float* part = parts + buf * (W * 8);
+    const RingPos<2> pos(u - begin);
+    ptx::mbar_wait(pb.full(pos.slot), pos.parity);
+    const float* part = parts + pos.slot * (W * 8);
     unsigned short o = 0;
     if (lane < 8) o = down_stream_combine<SI, K, CH>(part, info, lane, gssd);
     __syncwarp();
-    ptx::named_arrive(kEmptyBar + buf, kAll);
+    if (lane == 0) ptx::mbar_arrive(pb.empty(pos.slot));
     if (lane < 8) p.out[static_cast<long long>(tok) * H + (u % S::kTiles) * 8 + lane] = o;
-    buf ^= 1;
   }
 }
 
@@ -190,14 +202,19 @@ __device__ __forceinline__ void down_stream(const DownParams& p) {
 
   int begin, end;
   cta_units(down_stream_units(p.m, H), begin, end);
-  if (threadIdx.x == 0) bars.init(CH);
+  static_assert(8 * 2 * S::kSegs * D + 32 <= stream_barrier_bytes(2 * S::kSegs * D), "room for PartialBars");
+  const PartialBars pb{ptx::shared_addr(smem) + 8 * 2 * S::kSegs * D};
+  if (threadIdx.x == 0) {
+    pb.init(W);
+    bars.init(CH);
+  }
   __syncthreads();
   if (warp == W) {
     down_produce<H, I, SI, K, CH, D>(p, bars, ptx::shared_addr(slot_mem), begin, end);
     return;
   }
   if (warp == W + 1) {
-    down_combine_units<H, I, SI, K, CH, D>(p, parts, info, begin, end);
+    down_combine_units<H, I, SI, K, CH, D>(p, parts, info, pb, begin, end);
     return;
   }
   constexpr unsigned int kAll = (W + 1) * 32;  // consumers and combiner
@@ -224,7 +241,7 @@ __device__ __forceinline__ void down_stream(const DownParams& p) {
   ptx::griddep_launch_dependents();
   // This warp's B groups: its segment's act row and the K half of its mma column (split-K).
   const ptx::U32x4* b = bs + seg * (I / 8) + (g == 1 ? len / 16 : 0);
-  int tok = -1, buf = 0;
+  int tok = -1;
   for (int u = begin; u < end; ++u) {
     const bool valid = seg == K || (e >= 0 && e < p.e);
     if (valid) sc.park(scratch, n);
@@ -246,11 +263,12 @@ __device__ __forceinline__ void down_stream(const DownParams& p) {
       slot_dot<CH == 1>(lo, lo + len / 4, scratch, b, first, n, t, c);
     }
     release(bars, index);
-    float* part = parts + buf * (W * 8);
-    ptx::named_barrier(kEmptyBar + buf, kAll);  // the combiner has read this buffer's last unit
+    const RingPos<2> pos(u - begin);
+    ptx::mbar_wait(pb.empty(pos.slot), pos.parity ^ 1);  // the combiner has read its last unit
+    float* part = parts + pos.slot * (W * 8);
     if (t == 0) part[warp * 8 + row] = ptx::add_rn(c[0], c[3]);  // D[g][0] + D[g+8][1]
-    ptx::named_arrive(kFullBar + buf, kAll);
-    buf ^= 1;
+    __syncwarp();
+    if (lane == 0) ptx::mbar_arrive(pb.full(pos.slot));
     e = e_next;
   }
 }

@@ -70,13 +70,9 @@ __device__ __forceinline__ void cp_async_arrive_noinc(unsigned int bar) {
 }
 
 // Named barrier among `threads` threads (whole warps; e.g. the consumer warps, leaving the
-// producer out). named_arrive: arrive without waiting (the writes before it are visible to the
-// threads that bar.sync on the same barrier once it completes).
+// producer out).
 __device__ __forceinline__ void named_barrier(unsigned int id, unsigned int threads) {
   asm volatile("bar.sync %0, %1;" ::"r"(id), "r"(threads) : "memory");
-}
-__device__ __forceinline__ void named_arrive(unsigned int id, unsigned int threads) {
-  asm volatile("bar.arrive %0, %1;" ::"r"(id), "r"(threads) : "memory");
 }
 
 }  // namespace moegemv::ptx
