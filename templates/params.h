@@ -209,6 +209,11 @@ MOEGEMV_HD constexpr int down_stream_half_steps(int len) { return len / 256; }
 // (21.5 -> 19.9, 72.6 -> 67.4); it was 21-27% slower on Llama-4 (K = 1) and 6% on Qwen3-Next
 // (I = 512, 2 steps per warp). Without the second accumulator (stream.cuh) it does not spill.
 MOEGEMV_HD constexpr int down_stream_chunks_min(int i, int k) { return k >= 8 && i >= 1024 ? 2 : 1; }
+// Consumer warps the default streaming down doubles its warps per segment towards (while the
+// segments split into whole steps). Session 5 (run 7, with the combiner warp): Llama-4 (K = 1,
+// 2 segments) with 8 warps per segment (16) instead of 4: down M=1 24.9 -> 23.4 us, M=4 71.6 ->
+// 65.5; session 4 had found no gain there with the per-unit barrier.
+MOEGEMV_HD constexpr int down_stream_target_warps(int k) { return k == 1 ? 16 : 8; }
 MOEGEMV_HD constexpr bool down_stream_fits(int i, int si, int k, int chunks) {
   return chunks >= 1 && k <= 32 && i % 256 == 0 && si % 256 == 0 && chunks <= i / 256 &&
          (si == 0 || chunks <= si / 256);

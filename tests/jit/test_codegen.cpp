@@ -137,8 +137,8 @@ TEST_CASE("the streaming config fills its shape-derived fields and fits shared m
   CHECK(jit::kernel_config(dc, "dc_stream=1,dc_chunks=1").warps == 9);
   // Qwen3-Next (I = 512, 2 half-steps per segment): one warp per segment.
   CHECK(jit::kernel_config(Key{Kind::kDownCombine, 2048, 512, 512, 10}, "dc_stream=1").warps == 11);
-  // Llama-4 (K = 1): 2 segments, 4 warps each.
-  CHECK(jit::kernel_config(Key{Kind::kDownCombine, 5120, 8192, 8192, 1}, "dc_stream=1").warps == 8);
+  // Llama-4 (K = 1): 2 segments, 8 warps each (session 5).
+  CHECK(jit::kernel_config(Key{Kind::kDownCombine, 5120, 8192, 8192, 1}, "dc_stream=1").warps == 16);
   // An explicit depth is kept; one that does not fit falls back to the classic kernel.
   CHECK(jit::kernel_config(dc, "dc_stream=1,dc_pipe=2").pipe == 2);
   CHECK(jit::kernel_config(dc, "dc_stream=1,dc_pipe=8").stream == 0);
