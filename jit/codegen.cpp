@@ -156,6 +156,7 @@ std::string config_defines(const KernelConfig& c) {
   std::string d;
   if (c.knock) d += fmt::format("#define MOEGEMV_KNOCK {}\n", c.knock);
   if (c.stage) d += fmt::format("#define MOEGEMV_GU_STAGE {}\n", c.stage);
+  if (c.order) d += fmt::format("#define MOEGEMV_GU_ORDER {}\n", c.order);
   return d;
 }
 
@@ -195,10 +196,11 @@ KernelConfig kernel_config(const Key& key, const std::string& tune) {
     else if (field == "slots" && gu && value >= 1 && value <= kMaxCols) c.slots = value;
     else if (field == "knock" && value <= 15) c.knock = value;
     else if (field == "stage" && gu && value <= 1) c.stage = value;
+    else if (field == "order" && gu && value <= 1) c.order = value;
     else throw ArgumentError("MOEGEMV_TUNE",
                              "warps 1..32, pipe 1..8, direct 0|1, minb 1..16, l2 0|1, gu_ring 0|1, "
                              "dc_ring 0|1|2, split 0|1, stream 0|1, dc_chunks 1..16, gu_slots 1..8, "
-                             "gu_stage 0|1, knock 0..15 (diagnostic, wrong results)",
+                             "gu_stage 0|1, gu_order 0|1, knock 0..15 (diagnostic, wrong results)",
                              item);
   }
   if (c.ring && !stream_set) c.stream = 0;  // a classic-kernel experiment

@@ -132,7 +132,7 @@ __device__ __forceinline__ void gate_up_routed(const GateUpParams& p, int cta,
   ptx::griddep_launch_dependents();
   // MOEGEMV_GU_STAGE: the warp's slice of x is loaded first, so that its latency overlaps the
   // ids load and the first weights' instead of following them.
-  constexpr bool kStaged = MOEGEMV_GU_STAGE != 0 && !DIRECT && !RING;
+  constexpr bool kStaged = MOEGEMV_GU_STAGE != 0 && !DIRECT && !RING && !(MOEGEMV_KNOCK & 4);
   constexpr int kSliceGroups = kStaged ? (ceil_div(H / 8, 32 * W) < 8 ? ceil_div(H / 8, 32 * W) : 8) : 1;
   int first, last;
   warp_range(H, warp, W, first, last);
@@ -225,12 +225,19 @@ __device__ __forceinline__ void gate_up(const GateUpParams& p) {
   static_assert(H % 64 == 0 && I % 64 == 0 && SI % 64 == 0, "SPEC: multiples of 64");
   extern __shared__ __align__(16) unsigned char smem[];
   const int routed = gate_up_routed_ctas(p.m, K, I);
-  if (static_cast<int>(blockIdx.x) < routed) {
-    gate_up_routed<H, I, SI, K, W, PIPE, DIRECT, RING, SPLIT>(p, blockIdx.x, smem);
+  int b = static_cast<int>(blockIdx.x);
+  // MOEGEMV_GU_ORDER: the shared tiles first (their weights load before griddepcontrol.wait, and
+  // the grid's tail is then routed tiles).
+  if constexpr (MOEGEMV_GU_ORDER != 0 && SI > 0) {
+    const int shared = gate_up_shared_ctas(p.m, SI);
+    b = b < shared ? routed + b : b - shared;
+  }
+  if (b < routed) {
+    gate_up_routed<H, I, SI, K, W, PIPE, DIRECT, RING, SPLIT>(p, b, smem);
   } else if constexpr (SI > 0) {
     // Shared tiles keep the register ring (B differs per lane: up to 8 tokens); with RING the
     // routed PIPE is a shared-memory depth, too deep for registers, so they use 2 steps.
-    gate_up_shared<H, I, SI, K, W, RING ? 2 : PIPE, DIRECT>(p, blockIdx.x - routed, smem);
+    gate_up_shared<H, I, SI, K, W, RING ? 2 : PIPE, DIRECT>(p, b - routed, smem);
   }
 }
 

@@ -75,6 +75,9 @@ struct StreamReadParams {
 #ifndef MOEGEMV_GU_STAGE
 #define MOEGEMV_GU_STAGE 0
 #endif
+#ifndef MOEGEMV_GU_ORDER
+#define MOEGEMV_GU_ORDER 0
+#endif
 
 struct KernelConfig {
   int warps;       // warps per CTA, splitting K
@@ -93,6 +96,7 @@ struct KernelConfig {
   int slots;       // stream gate_up: tokens of x staged at once (shared-expert mma columns)
   int stage;       // gate_up: 1 = each warp stages only its own slice of x, loads issued before
                    // the ids load, no CTA barrier (MOEGEMV_GU_STAGE)
+  int order;       // gate_up: 1 = the shared expert's CTAs first in the grid (MOEGEMV_GU_ORDER)
   int knock;       // DIAGNOSTIC ONLY, wrong results: bits of work removed from the classic kernels
                    // to see what bounds them (MOEGEMV_KNOCK below); 0 in real use
 };
@@ -131,10 +135,10 @@ MOEGEMV_HD constexpr KernelConfig default_gate_up_config(int h, int k) {
   const int split = gate_up_split_default(h, k) ? 1 : 0;
   const int warps = gate_up_warps_default(h);
   return {warps, 2, 0, gate_up_min_blocks(split, warps), 0, 0, split, kStreamGateUpDefault, 0, 0,
-          kGateUpStageDefault, 0};
+          kGateUpStageDefault, 0, 0};
 }
 MOEGEMV_HD constexpr KernelConfig default_down_config(int h, int i, int si, int k) {
-  return {4, 2, 1, 4, 0, 0, 1, kStreamDownDefault, 0, 0, 0, 0};
+  return {4, 2, 1, 4, 0, 0, 1, kStreamDownDefault, 0, 0, 0, 0, 0};
 }
 
 MOEGEMV_HD constexpr int ceil_div(int a, int b) { return (a + b - 1) / b; }
