@@ -77,8 +77,9 @@ TEST_CASE("MOEGEMV_TUNE overrides the kernel config and names bad entries", "[co
   CHECK_THROWS_WITH(jit::kernel_config(gu, "gu_stage=2"), Catch::Contains("gu_stage=2"));
   CHECK(jit::generate_source(gu, "sm_90", "").find("#define MOEGEMV_GU_STAGE 1") != std::string::npos);
   CHECK(jit::generate_source(gu, "sm_90", "gu_stage=0").find("MOEGEMV_GU_STAGE") == std::string::npos);
-  CHECK(base.order == 0);
-  CHECK(jit::generate_source(gu, "sm_90", "gu_order=1").find("#define MOEGEMV_GU_ORDER 1") != std::string::npos);
+  CHECK(base.order == 1);  // the shared expert's CTAs first (session 5)
+  CHECK(jit::generate_source(gu, "sm_90", "").find("#define MOEGEMV_GU_ORDER 1") != std::string::npos);
+  CHECK(jit::generate_source(gu, "sm_90", "gu_order=0").find("MOEGEMV_GU_ORDER") == std::string::npos);
   CHECK_THROWS_WITH(jit::kernel_config(dc, "dc_order=1"), Catch::Contains("dc_order=1"));
   // The diagnostic knock bits (wrong results) never appear unless asked for.
   CHECK(base.knock == 0);
