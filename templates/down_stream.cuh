@@ -8,7 +8,8 @@
 //
 // The producer reads ids and streams weights before griddepcontrol.wait (SPEC 5: weights never
 // depend on gate_up; ids and tw were written before gate_up started); consumers wait before
-// staging act.
+// staging act. A combiner warp (the last) finishes each unit from the consumers' partial sums,
+// handed over through a 2-slot mbarrier ring, so the consumers never wait for each other.
 #pragma once
 
 #include "down_combine.cuh"
@@ -202,7 +203,8 @@ __device__ __forceinline__ void down_stream(const DownParams& p) {
 
   int begin, end;
   cta_units(down_stream_units(p.m, H), begin, end);
-  static_assert(8 * 2 * S::kSegs * D + 32 <= stream_barrier_bytes(2 * S::kSegs * D), "room for PartialBars");
+  static_assert(8 * 2 * S::kSegs * D + 32 <= stream_barrier_bytes(2 * S::kSegs * D),
+                "room for PartialBars after the slots' barriers");
   const PartialBars pb{ptx::shared_addr(smem) + 8 * 2 * S::kSegs * D};
   if (threadIdx.x == 0) {
     pb.init(W);
