@@ -176,6 +176,7 @@ MOEGEMV_HD constexpr int down_smem_bytes(int i, int si, int k, KernelConfig c) {
 }
 // Largest dynamic shared memory a CTA may use on sm_90 (227 KiB).
 constexpr int kMaxSmemBytes = 227 * 1024;
+constexpr int kMaxBlockWarps = 32;  // 1024 threads per CTA
 
 // ---- Persistent streaming kernels (stream = 1; templates/stream.cuh) ----
 // full + empty mbarriers of n slots, rounded up so the slots start 128-byte aligned.
@@ -186,7 +187,10 @@ MOEGEMV_HD constexpr int stream_barrier_bytes(int n) { return ceil_div(16 * n, 1
 // unit, its 128-element steps split over the consumer warps.
 // Two runs, the second 64 bytes past the first (bank-conflict-free reads), 128-byte aligned slots.
 MOEGEMV_HD constexpr int gate_up_stream_slot_bytes(int h) { return 16 * (h / 2) + 128; }
-MOEGEMV_HD constexpr bool gate_up_stream_fits(int h, int warps) { return h % 128 == 0 && warps <= h / 128; }
+// (+ 1: the producer warp.)
+MOEGEMV_HD constexpr bool gate_up_stream_fits(int h, int warps) {
+  return h % 128 == 0 && warps <= h / 128 && warps + 1 <= kMaxBlockWarps;
+}
 MOEGEMV_HD constexpr int gate_up_stream_max_steps(int h, int warps) { return ceil_div(h / 128, warps); }
 MOEGEMV_HD constexpr int gate_up_stream_windows(int m, int slots) { return ceil_div(m, slots); }
 MOEGEMV_HD constexpr int gate_up_stream_shared_units(int m, int si, int slots) {
@@ -222,9 +226,11 @@ MOEGEMV_HD constexpr int down_stream_chunks_min(int i, int k) { return k >= 8 &&
 // 2 segments) with 8 warps per segment (16) instead of 4: down M=1 24.9 -> 23.4 us, M=4 71.6 ->
 // 65.5; session 4 had found no gain there with the per-unit barrier.
 MOEGEMV_HD constexpr int down_stream_target_warps(int k) { return k == 1 ? 16 : 8; }
+// The consumer warps, the producer and the combiner must fit one CTA.
 MOEGEMV_HD constexpr bool down_stream_fits(int i, int si, int k, int chunks) {
   return chunks >= 1 && k <= 32 && i % 256 == 0 && si % 256 == 0 && chunks <= i / 256 &&
-         (si == 0 || chunks <= si / 256);
+         (si == 0 || chunks <= si / 256) &&
+         down_stream_warps(si, k, chunks) + stream_extra_warps(false) <= kMaxBlockWarps;
 }
 MOEGEMV_HD constexpr int down_stream_max_steps(int i, int si, int chunks) {
   return ceil_div(down_stream_half_steps(i > si ? i : si), chunks);

@@ -143,6 +143,18 @@ TEST_CASE("the streaming config fills its shape-derived fields and fits shared m
   CHECK(jit::kernel_config(Key{Kind::kDownCombine, 2048, 512, 512, 10}, "dc_stream=1").warps == 11);
   // Llama-4 (K = 1): 2 segments, 8 warps each (session 5).
   CHECK(jit::kernel_config(Key{Kind::kDownCombine, 5120, 8192, 8192, 1}, "dc_stream=1").warps == 16);
+  // A CTA holds at most 32 warps (consumers, producer, combiner): more warps per segment than that
+  // allows, or K + 1 segments that alone exceed it, fall back to the classic kernel.
+  CHECK(jit::kernel_config(dc, "dc_stream=1,dc_chunks=8").stream == 0);
+  CHECK(jit::kernel_config(dc, "dc_stream=1,dc_chunks=3").stream == 1);  // 27 + 2 warps
+  CHECK(jit::kernel_config(Key{Kind::kDownCombine, 2048, 256, 256, 29}, "dc_stream=1").stream == 1);  // 30 + 2
+  CHECK(jit::kernel_config(Key{Kind::kDownCombine, 2048, 256, 256, 30}, "dc_stream=1").stream == 0);
+  CHECK(jit::kernel_config(Key{Kind::kDownCombine, 2048, 256, 0, 30}, "dc_stream=1").stream == 1);
+  CHECK(jit::kernel_config(Key{Kind::kGateUp, 7168, 2048, 2048, 8}, "gu_stream=1,gu_warps=32").stream == 0);
+  for (const Key& key : issue_keys()) {
+    INFO(key.str());
+    CHECK(jit::block_warps(key) <= kMaxBlockWarps);
+  }
   // An explicit depth is kept; one that does not fit falls back to the classic kernel.
   CHECK(jit::kernel_config(dc, "dc_stream=1,dc_pipe=2").pipe == 2);
   CHECK(jit::kernel_config(dc, "dc_stream=1,dc_pipe=8").stream == 0);
