@@ -121,8 +121,9 @@ int config_smem(const Key& key, const KernelConfig& c) {
 }
 
 // Fills the streaming config's unset fields: gate_up 8 consumer warps; down enough warps per
-// segment (chunks) for down_stream_target_warps consumer warps, at least down_stream_chunks_min; the deepest ring (<= 4 slots) that fits, then as many
-// x tokens (<= 8) as the rest of shared memory holds. False when the shape cannot take it.
+// segment (chunks) for down_stream_target_warps consumer warps, at least down_stream_chunks_min;
+// the deepest ring (<= 4 slots) that fits, then as many x tokens (<= 8) as the rest of shared
+// memory holds. False when the shape cannot take it.
 bool complete_stream_config(const Key& key, KernelConfig& c, bool pipe_set, bool warps_set) {
   const bool gu = key.kind == Kind::kGateUp;
   if (gu && !warps_set) c.warps = 8;

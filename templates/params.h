@@ -67,8 +67,9 @@ struct StreamReadParams {
 // generator (template arguments, __launch_bounds__) and by the launcher (block, smem).
 // DIAGNOSTIC ONLY (MOEGEMV_TUNE gu_knock / dc_knock = bits): removes work from the classic kernels
 // so that the benchmark shows what that work costs; the results are WRONG. Bit 1: the e2m1 decode
-// becomes one shift per bf16x2; 2: no scale multiply; 4: gate_up does not stage x; 8: routed gate_up takes its expert from
-// the pair index, not from ids (no dependent load before the weights).
+// becomes one shift per bf16x2; 2: no scale multiply; 4: gate_up does not stage x; 8: routed
+// gate_up takes its expert from the pair index, not from ids (no dependent load before the
+// weights).
 #ifndef MOEGEMV_KNOCK
 #define MOEGEMV_KNOCK 0
 #endif
