@@ -116,28 +116,14 @@ struct ScaleRegs {
 // (mma rows g and g + 8) at element 0; scales: the lane's parked scales; b: the B groups of
 // element 0 (SmemB permutation). kTwoAcc: two accumulators halve the dependent mma chain (4
 // registers more: the down kernel with 2 warps per segment spills with them). x: the i-th step is
-// (first + i) ^ x (one-accumulator form only; first and n even when x = 1).
+// (first + i) ^ x (first and n even when x = 1; the down kernel passes it only with one accumulator).
 template <bool kTwoAcc = true>
 __device__ __forceinline__ void slot_dot(const unsigned char* lo, const unsigned char* hi,
                                          const unsigned int* scales, const ptx::U32x4* b_groups,
                                          int first, int n, int t, float (&c)[4], int x = 0) {
   const SmemB b{b_groups};
-  if constexpr (!kTwoAcc) {
-    for (int i = 0; i < n; ++i) {
-      const int s = (first + i) ^ x;
-      Step<SmemB> st;
-      st.lo = *reinterpret_cast<const ptx::U32x4*>(lo + 64 * s + 16 * t);
-      st.hi = *reinterpret_cast<const ptx::U32x4*>(hi + 64 * s + 16 * t);
-      const unsigned int sc = scales[32 * i];
-      st.s_lo = static_cast<unsigned short>(sc & 0xFFFFu);
-      st.s_hi = static_cast<unsigned short>(sc >> 16);
-      compute_step(st, 16 * s + 4 * t, b, c);
-    }
-    return;
-  }
-  float d[4] = {0.f, 0.f, 0.f, 0.f};
   auto step = [&](int i, float (&acc)[4]) {
-    const int s = first + i;
+    const int s = (first + i) ^ x;
     Step<SmemB> st;
     st.lo = *reinterpret_cast<const ptx::U32x4*>(lo + 64 * s + 16 * t);
     st.hi = *reinterpret_cast<const ptx::U32x4*>(hi + 64 * s + 16 * t);
@@ -146,6 +132,11 @@ __device__ __forceinline__ void slot_dot(const unsigned char* lo, const unsigned
     st.s_hi = static_cast<unsigned short>(sc >> 16);
     compute_step(st, 16 * s + 4 * t, b, acc);
   };
+  if constexpr (!kTwoAcc) {
+    for (int i = 0; i < n; ++i) step(i, c);
+    return;
+  }
+  float d[4] = {0.f, 0.f, 0.f, 0.f};
   int i = 0;
   for (; i + 1 < n; i += 2) {
     step(i, c);
