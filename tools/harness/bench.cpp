@@ -89,43 +89,42 @@ double median_read_gbps(CUfunction f, const driver::LaunchConfig& c, CUstream st
   return median(gbps);
 }
 
-}  // namespace
-
-double measure_stream_read(std::size_t bytes, CUstream stream) {
+// A diagnostic kernel source (stream_read / tile_read) compiled for the current device.
+driver::Module compile_diagnostic(std::string (*source)(const std::string&), const char* name) {
   const std::string arch = detail::current_arch();
-  auto compiled = jit::compile(jit::stream_read_source(arch), "stream_read", arch,
-                               jit::compile_options(arch));
-  driver::Module module(compiled.cubin);
-  CUfunction f = module.function(jit::kStreamReadKernel);
-  driver::DeviceBuffer data(bytes), sink(4);
-  data.fill_u16(0x3C01, stream);  // not zeros
-  StreamReadParams p{reinterpret_cast<const void*>(data.ptr()), bytes / 16,
-                     reinterpret_cast<unsigned int*>(sink.ptr())};
+  auto compiled = jit::compile(source(arch), name, arch, jit::compile_options(arch));
+  return driver::Module(compiled.cubin);
+}
+
+// The streaming-read kernel's grid: 4 CTAs of 512 threads per SM, grid-stride.
+driver::LaunchConfig stream_read_config() {
   CUdevice device = 0;
   driver::check(driver::api().cuCtxGetDevice(&device), "cuCtxGetDevice");
   driver::LaunchConfig c;
   c.grid[0] = static_cast<unsigned>(driver::device_info(device).sm_count * 4);
   c.block[0] = 512;
-  return median_read_gbps(f, c, stream, &p, bytes, 3, 10);
+  return c;
+}
+
+}  // namespace
+
+double measure_stream_read(std::size_t bytes, CUstream stream) {
+  driver::Module module = compile_diagnostic(jit::stream_read_source, "stream_read");
+  CUfunction f = module.function(jit::kStreamReadKernel);
+  driver::DeviceBuffer data(bytes), sink(4);
+  data.fill_u16(0x3C01, stream);  // not zeros
+  StreamReadParams p{reinterpret_cast<const void*>(data.ptr()), bytes / 16,
+                     reinterpret_cast<unsigned int*>(sink.ptr())};
+  return median_read_gbps(f, stream_read_config(), stream, &p, bytes, 3, 10);
 }
 
 namespace {
 constexpr std::size_t kTileReadBytes = std::size_t{2} << 30;
-
-driver::Module compile_tile_read() {
-  const std::string arch = detail::current_arch();
-  auto compiled = jit::compile(jit::tile_read_source(arch), "tile_read", arch, jit::compile_options(arch));
-  return driver::Module(compiled.cubin);
-}
-driver::Module compile_stream_read() {
-  const std::string arch = detail::current_arch();
-  auto compiled = jit::compile(jit::stream_read_source(arch), "stream_read", arch, jit::compile_options(arch));
-  return driver::Module(compiled.cubin);
-}
 }  // namespace
 
 TileReadBench::TileReadBench(CUstream stream)
-    : stream_(stream), module_(compile_tile_read()), stream_module_(compile_stream_read()),
+    : stream_(stream), module_(compile_diagnostic(jit::tile_read_source, "tile_read")),
+      stream_module_(compile_diagnostic(jit::stream_read_source, "stream_read")),
       data_(kTileReadBytes), sink_(4) {
   data_.fill_u16(0x3C01, stream_);
 }
@@ -137,12 +136,11 @@ double TileReadBench::sized_gbps(std::size_t bytes, bool tiles) {
   if (bytes == 0 || bytes > kTileReadBytes / 2)
     throw ArgumentError("bytes", "1 tile .. 1 GiB", std::to_string(bytes));
   CUfunction f = tiles ? module_.function("moegemv_tile_read_128_0_0") : stream_module_.function(jit::kStreamReadKernel);
-  CUdevice device = 0;
-  driver::check(driver::api().cuCtxGetDevice(&device), "cuCtxGetDevice");
-  driver::LaunchConfig c;
-  c.grid[0] = tiles ? static_cast<unsigned>(bytes / kTileBytes)
-                    : static_cast<unsigned>(driver::device_info(device).sm_count * 4);
-  c.block[0] = tiles ? 128 : 512;
+  driver::LaunchConfig c = stream_read_config();
+  if (tiles) {  // one CTA of 4 warps per 16 rows
+    c.grid[0] = static_cast<unsigned>(bytes / kTileBytes);
+    c.block[0] = 128;
+  }
   const std::size_t slots = (kTileReadBytes - bytes) / 256;
   std::size_t slot = 0;
   auto launch_next = [&] {
