@@ -60,8 +60,20 @@ __device__ __forceinline__ unsigned short silu_mul_exact(float acc_u, float acc_
   return ptx::f32_to_bf16(ptx::mul_rn(s, ub));
 }
 
+// x into shared memory (SmemB permutation) for a routed tile: STAGED, the warp's own slice from
+// xs_slice's registers (MOEGEMV_GU_STAGE, no CTA barrier); else all of x by the whole CTA.
+template <int H, bool STAGED, class XS>
+__device__ __forceinline__ void stage_routed_x(const unsigned short* x, int lane, const XS& xs_slice,
+                                               ptx::U32x4* xs) {
+  if constexpr (STAGED) {
+    xs_slice.store(x, lane, xs);
+  } else {
+    if constexpr (!(MOEGEMV_KNOCK & 4)) stage_permuted(x, H, xs);
+    __syncthreads();
+  }
+}
+
 // The routed dot product with the register ring (tile.cuh), x staged in smem or read directly.
-// STAGED: the warp's slice of x is in xs_slice's registers (MOEGEMV_GU_STAGE).
 template <int H, int PIPE, bool DIRECT, bool STAGED, class XS>
 __device__ __forceinline__ void gate_up_routed_registers(const TileRows& rows, int first, int last,
                                                          int t, int lane, unsigned long long pol,
@@ -69,15 +81,11 @@ __device__ __forceinline__ void gate_up_routed_registers(const TileRows& rows, i
                                                          unsigned char* smem, float (&c)[4]) {
   TileDot<PIPE, BSource<DIRECT>> dot;
   dot.start(rows, first, last, t, pol);
-  if constexpr (STAGED) {
-    xs_slice.store(x, lane, reinterpret_cast<ptx::U32x4*>(smem));
-    dot.finish(rows, t, pol, SmemB{reinterpret_cast<const ptx::U32x4*>(smem)}, c);
-  } else if constexpr (DIRECT) {
+  if constexpr (DIRECT) {
     dot.finish(rows, t, pol, GlobalB{x}, c);
   } else {
     ptx::U32x4* xs = reinterpret_cast<ptx::U32x4*>(smem);
-    if constexpr (!(MOEGEMV_KNOCK & 4)) stage_permuted(x, H, xs);
-    __syncthreads();
+    stage_routed_x<H, STAGED>(x, lane, xs_slice, xs);
     dot.finish(rows, t, pol, SmemB{xs}, c);
   }
 }
@@ -105,12 +113,7 @@ __device__ __forceinline__ void gate_up_routed_split(const unsigned char* w, con
   SplitDot<PIPE> dot;
   dot.start(rows, first, last, g, t, pol);
   ptx::U32x4* xs = reinterpret_cast<ptx::U32x4*>(smem);
-  if constexpr (STAGED) {
-    xs_slice.store(x, lane, xs);
-  } else {
-    if constexpr (!(MOEGEMV_KNOCK & 4)) stage_permuted(x, H, xs);
-    __syncthreads();
-  }
+  stage_routed_x<H, STAGED>(x, lane, xs_slice, xs);
   float c0[4] = {0.f, 0.f, 0.f, 0.f}, c1[4] = {0.f, 0.f, 0.f, 0.f};
   dot.finish(rows, pol, SmemB{xs}, c0, c1);
   float* part = gate_up_partials<false>(smem, H);
@@ -150,26 +153,26 @@ __device__ __forceinline__ void gate_up_routed(const GateUpParams& p, int cta,
   }
   const unsigned char* w = p.w1 + static_cast<long long>(e) * (2 * I) * (H / 2);
   const unsigned char* sf = p.w1_sf + static_cast<long long>(e) * (2 * I / 128) * kKt * 512;
-  const TileRows rows = routed_rows<H>(w, sf, tile * kTileFeatures + g);
   const unsigned long long pol = ptx::evict_first_policy();
-  float c[4] = {0.f, 0.f, 0.f, 0.f};
+  float* part = gate_up_partials<DIRECT>(smem, H);
   if constexpr (SPLIT) {
     gate_up_routed_split<H, PIPE, kStaged>(w, sf, tile * kTileFeatures, first, last, warp, g, t, lane,
                                            pol, x, xs_slice, smem);
-  } else if constexpr (RING) {
-    unsigned char* ring = smem + H * 2 + gate_up_partials_bytes(W) + warp * RingDot<PIPE>::kWarpBytes;
-    RingDot<PIPE> dot;
-    dot.start(rows, first, last, t, pol, ring);
-    ptx::U32x4* xs = reinterpret_cast<ptx::U32x4*>(smem);
-    if constexpr (!(MOEGEMV_KNOCK & 4)) stage_permuted(x, H, xs);
-    __syncthreads();
-    dot.finish(rows, pol, SmemB{xs}, c, ring);
   } else {
-    gate_up_routed_registers<H, PIPE, DIRECT, kStaged>(rows, first, last, t, lane, pol, x, xs_slice, smem, c);
+    const TileRows rows = routed_rows<H>(w, sf, tile * kTileFeatures + g);
+    float c[4] = {0.f, 0.f, 0.f, 0.f};
+    if constexpr (RING) {
+      unsigned char* ring = smem + H * 2 + gate_up_partials_bytes(W) + warp * RingDot<PIPE>::kWarpBytes;
+      RingDot<PIPE> dot;
+      dot.start(rows, first, last, t, pol, ring);
+      ptx::U32x4* xs = reinterpret_cast<ptx::U32x4*>(smem);
+      stage_routed_x<H, false>(x, lane, xs_slice, xs);
+      dot.finish(rows, pol, SmemB{xs}, c, ring);
+    } else {
+      gate_up_routed_registers<H, PIPE, DIRECT, kStaged>(rows, first, last, t, lane, pol, x, xs_slice, smem, c);
+    }
+    store_partials(part, warp, g, t, c);
   }
-
-  float* part = gate_up_partials<DIRECT>(smem, H);
-  if constexpr (!SPLIT) store_partials(part, warp, g, t, c);
   __syncthreads();
   if (threadIdx.x < kTileFeatures) {
     const int f = threadIdx.x;
