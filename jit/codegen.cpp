@@ -128,15 +128,14 @@ bool complete_stream_config(const Key& key, KernelConfig& c, bool pipe_set, bool
   const bool gu = key.kind == Kind::kGateUp;
   if (gu && !warps_set) c.warps = 8;
   if (!gu && c.chunks == 0) {
-    const int rows = down_stream_rows(c);
     c.chunks = down_stream_chunks_min(key.i, key.k);
-    if (!down_stream_fits(key.i, key.si, key.k, c.chunks, rows)) c.chunks = 1;
+    if (!down_stream_fits(key.i, key.si, key.k, c.chunks)) c.chunks = 1;
     while (down_stream_warps(key.si, key.k, c.chunks) < down_stream_target_warps(key.k) &&
-           down_stream_fits(key.i, key.si, key.k, 2 * c.chunks, rows))
+           down_stream_fits(key.i, key.si, key.k, 2 * c.chunks))
       c.chunks *= 2;
   }
   const bool fits = gu ? gate_up_stream_fits(key.h, c.warps)
-                       : down_stream_fits(key.i, key.si, key.k, c.chunks, down_stream_rows(c));
+                       : down_stream_fits(key.i, key.si, key.k, c.chunks);
   if (!fits) return false;
   if (!gu) c.warps = down_stream_warps(key.si, key.k, c.chunks);
   const bool slots_auto = gu && c.slots == 0;
@@ -159,7 +158,6 @@ std::string config_defines(const KernelConfig& c) {
   if (c.knock) d += fmt::format("#define MOEGEMV_KNOCK {}\n", c.knock);
   if (c.stage) d += fmt::format("#define MOEGEMV_GU_STAGE {}\n", c.stage);
   if (c.order) d += fmt::format("#define MOEGEMV_GU_ORDER {}\n", c.order);
-  if (c.rows == 4) d += "#define MOEGEMV_DC_ROWS 4\n";
   return d;
 }
 
@@ -200,11 +198,10 @@ KernelConfig kernel_config(const Key& key, const std::string& tune) {
     else if (field == "knock" && value <= 15) c.knock = value;
     else if (field == "stage" && gu && value <= 1) c.stage = value;
     else if (field == "order" && gu && value <= 1) c.order = value;
-    else if (field == "rows" && !gu && (value == 4 || value == 8)) c.rows = value;
     else throw ArgumentError("MOEGEMV_TUNE",
                              "warps 1..32, pipe 1..8, direct 0|1, minb 1..16, l2 0|1, gu_ring 0|1, "
                              "dc_ring 0|1|2, split 0|1, stream 0|1, dc_chunks 1..16, gu_slots 1..8, "
-                             "gu_stage 0|1, gu_order 0|1, dc_rows 4|8, knock 0..15 (diagnostic, wrong results)",
+                             "gu_stage 0|1, gu_order 0|1, knock 0..15 (diagnostic, wrong results)",
                              item);
   }
   if (c.ring && !stream_set) c.stream = 0;  // a classic-kernel experiment
@@ -212,11 +209,6 @@ KernelConfig kernel_config(const Key& key, const std::string& tune) {
     if (c.ring) throw ArgumentError("MOEGEMV_TUNE", "stream=1 without ring", tune);
     KernelConfig s = c;
     if (complete_stream_config(key, s, pipe_set, warps_set)) return s;
-    if (c.rows == 4) {  // 4-row units need K lengths in whole quarter-step pairs: 8-row units
-      s = c;
-      s.rows = 0;
-      if (complete_stream_config(key, s, pipe_set, warps_set)) return s;
-    }
     // The shape cannot take the streaming kernel (K lengths, shared memory): the classic one.
     c = gu ? default_gate_up_config(key.h, key.k) : default_down_config(key.h, key.i, key.si, key.k);
     c.stream = 0;

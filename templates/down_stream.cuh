@@ -19,12 +19,11 @@ namespace moegemv {
 
 template <int H, int I, int SI, int K, int CH, int D>
 struct DownStream {
-  static constexpr int kRows = MOEGEMV_DC_ROWS;  // output rows per unit: 8, or 4 (experiment)
   static constexpr int kSegs = down_stream_segments(SI, K);
   static constexpr int kWarps = down_stream_warps(SI, K, CH);
-  static constexpr int kSlotBytes = down_stream_slot_bytes(I, SI, kRows);
-  static constexpr int kMax = down_stream_max_steps(I, SI, CH, kRows);
-  static constexpr int kTiles = H / kRows;
+  static constexpr int kSlotBytes = down_stream_slot_bytes(I, SI);
+  static constexpr int kMax = down_stream_max_steps(I, SI, CH);
+  static constexpr int kTiles = H / 8;
   static constexpr int kKt = ceil_div(I / 16, 4);
   static constexpr int kKts = ceil_div(SI / 16, 4);
 };
@@ -60,7 +59,7 @@ __device__ __forceinline__ void down_produce(const DownParams& p, const Barriers
       tok = u / S::kTiles;
       lane_id = lane < K ? p.ids[tok * K + lane] : -1;
     }
-    const int n0 = (u % S::kTiles) * S::kRows;
+    const int n0 = (u % S::kTiles) * 8;
 #pragma unroll 1
     for (int seg = 0; seg < S::kSegs; ++seg) {
       const int e = __shfl_sync(0xffffffffu, lane_id, seg < K ? seg : 0);
@@ -71,17 +70,12 @@ __device__ __forceinline__ void down_produce(const DownParams& p, const Barriers
         int kt;
         down_segment<H, I, SI, K, CH, D>(p, seg, e, w, sf, kt);
         const int len = seg < K ? I : SI;
+        // Rows 0..3 and 4..7 as two runs, kRunPad apart (bank-conflict-free reads).
+        const unsigned char* const src[2] = {w + static_cast<long long>(n0) * (len / 2),
+                                             w + static_cast<long long>(n0 + 4) * (len / 2)};
+        const unsigned int dst[2] = {0, static_cast<unsigned int>(2 * len + kRunPad)};
         const int index = wait_free<D>(bars, seg, u - begin);
-        if constexpr (S::kRows == 4) {  // one run of 4 rows
-          const unsigned char* const src[1] = {w + static_cast<long long>(n0) * (len / 2)};
-          const unsigned int dst[1] = {0};
-          fill_slot<1>(slots + index * S::kSlotBytes, bars.full(index), valid, src, dst, 2 * len, pol);
-        } else {  // rows 0..3 and 4..7 as two runs, kRunPad apart (bank-conflict-free reads)
-          const unsigned char* const src[2] = {w + static_cast<long long>(n0) * (len / 2),
-                                               w + static_cast<long long>(n0 + 4) * (len / 2)};
-          const unsigned int dst[2] = {0, static_cast<unsigned int>(2 * len + kRunPad)};
-          fill_slot<2>(slots + index * S::kSlotBytes, bars.full(index), valid, src, dst, 2 * len, pol);
-        }
+        fill_slot<2>(slots + index * S::kSlotBytes, bars.full(index), valid, src, dst, 2 * len, pol);
       }
       __syncwarp();
     }
@@ -180,17 +174,17 @@ __device__ __forceinline__ void down_combine_units(const DownParams& p, const fl
     ptx::mbar_wait(pb.full(pos.slot), pos.parity);
     const float* part = parts + pos.slot * (W * 8);
     unsigned short o = 0;
-    if (lane < S::kRows) o = down_stream_combine<SI, K, CH>(part, info, lane, gssd);
+    if (lane < 8) o = down_stream_combine<SI, K, CH>(part, info, lane, gssd);
     __syncwarp();
     if (lane == 0) ptx::mbar_arrive(pb.empty(pos.slot));
-    if (lane < S::kRows) p.out[static_cast<long long>(tok) * H + (u % S::kTiles) * S::kRows + lane] = o;
+    if (lane < 8) p.out[static_cast<long long>(tok) * H + (u % S::kTiles) * 8 + lane] = o;
   }
 }
 
 template <int H, int I, int SI, int K, int CH, int D>
 __device__ __forceinline__ void down_stream(const DownParams& p) {
   using S = DownStream<H, I, SI, K, CH, D>;
-  static_assert(down_stream_fits(I, SI, K, CH, S::kRows), "I, SI multiples of 256, K <= 32, a step per warp");
+  static_assert(down_stream_fits(I, SI, K, CH), "I, SI multiples of 256, K <= 32, a step per warp");
   constexpr int W = S::kWarps;
   extern __shared__ __align__(16) unsigned char smem[];
   const Barriers bars{ptx::shared_addr(smem), S::kSegs * D};
@@ -203,20 +197,12 @@ __device__ __forceinline__ void down_stream(const DownParams& p) {
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32, g = lane / 4, t = lane % 4;
   unsigned int* scratch = reinterpret_cast<unsigned int*>(tok_mem) + down_stream_token_bytes(K) / 4 +
                           warp * 32 * S::kMax + lane;
-  // 8-row units: lane g's output row is g/2 (g even, run 0..3) or 4 + g/2 (g odd, run 4..7), so a
-  // quarter-warp reads one row of each run (stream.cuh, kRunPad); mma rows g and g + 8 are its K
-  // halves, B columns 0 and 1 the halves of act: the row's sum is D[g][0] + D[g+8][1].
-  // 4-row units (experiment): lane g's row is g/2, mma rows g and g + 8 are its K quarters g % 2
-  // and g % 2 + 2, B column q (lanes g = q) act's quarter q: row r's sum is D[2r][0] + D[2r+1][1] +
-  // D[2r+8][2] + D[2r+9][3]. Quarters lie 256 bytes apart (a bank multiple), so lanes with odd g
-  // walk their steps pairwise swapped (x = 1, as their B columns 1 and 3 do): the two 64-byte
-  // pieces a quarter-warp reads then sit 64 bytes apart mod 128.
-  constexpr bool kQuarters = S::kRows == 4;
-  const int row = kQuarters ? g / 2 : (g & 1) * 4 + g / 2;
-  const int x = kQuarters ? (g & 1) : 0;
+  // Lane g's output row of the unit's 8: rows g/2 (g even, run 0..3) and 4 + g/2 (g odd, run
+  // 4..7), so a quarter-warp reads one row of each run (stream.cuh, kRunPad).
+  const int row = (g & 1) * 4 + g / 2;
 
   int begin, end;
-  cta_units(down_stream_units(p.m, H, S::kRows), begin, end);
+  cta_units(down_stream_units(p.m, H), begin, end);
   static_assert(8 * 2 * S::kSegs * D + 32 <= stream_barrier_bytes(2 * S::kSegs * D),
                 "room for PartialBars after the slots' barriers");
   const PartialBars pb{ptx::shared_addr(smem) + 8 * 2 * S::kSegs * D};
@@ -237,19 +223,16 @@ __device__ __forceinline__ void down_stream(const DownParams& p) {
 
   const int seg = warp / CH, len = seg < K ? I : SI;
   int first, n;
-  split_steps(down_stream_part_steps(len, S::kRows), warp % CH, CH, first, n);
-  // The lane's scale rows of unit u (its row's two K parts); ids before the PDL wait are fine
-  // (written before gate_up started). A K part of len / P elements is len / (64 P) scale atoms.
-  constexpr int kParts = kQuarters ? 4 : 2;
+  split_steps(down_stream_half_steps(len), warp % CH, CH, first, n);
+  // The lane's scale rows of unit u (row g of the unit's 8, both K halves); ids before the
+  // PDL wait are fine (written before gate_up started).
   auto scales = [&](int u, int e, ScaleRegs<S::kMax>& sc) {
     const unsigned char* w;
     const unsigned char* sf;
     int kt;
     down_segment<H, I, SI, K, CH, D>(p, seg, e, w, sf, kt);
-    const int atoms = len / (64 * kParts);
-    const unsigned char* lo = sf + nvfp4::swizzle_row_offset((u % S::kTiles) * S::kRows + row, kt) +
-                              (kQuarters ? (g & 1) * atoms * 512 : 0);
-    sc.load(lo, lo + (kQuarters ? 2 : 1) * atoms * 512, first, n, t, x);
+    const unsigned char* lo = sf + nvfp4::swizzle_row_offset((u % S::kTiles) * 8 + row, kt);
+    sc.load(lo, lo + (len / 128) * 512, first, n, t);
   };
   auto expert = [&](int u) { return seg < K ? p.ids[(u / S::kTiles) * K + seg] : 0; };
   int e = expert(begin), e_next = e;
@@ -258,8 +241,8 @@ __device__ __forceinline__ void down_stream(const DownParams& p) {
 
   ptx::griddep_wait();  // act and sact are gate_up's output
   ptx::griddep_launch_dependents();
-  // This warp's B groups: its segment's act row and the K part of its mma column (split-K).
-  const ptx::U32x4* b = bs + seg * (I / 8) + (kQuarters ? (g % 4) * (len / 32) : (g == 1 ? len / 16 : 0));
+  // This warp's B groups: its segment's act row and the K half of its mma column (split-K).
+  const ptx::U32x4* b = bs + seg * (I / 8) + (g == 1 ? len / 16 : 0);
   int tok = -1;
   for (int u = begin; u < end; ++u) {
     const bool valid = seg == K || (e >= 0 && e < p.e);
@@ -277,29 +260,15 @@ __device__ __forceinline__ void down_stream(const DownParams& p) {
     float c[4] = {0.f, 0.f, 0.f, 0.f};
     const int index = wait_filled<D>(bars, seg, u - begin);
     if (valid) {
-      const unsigned char* slot = slot_mem + index * S::kSlotBytes;
-      if constexpr (kQuarters) {  // row g/2 at quarter g % 2, and two quarters on
-        const unsigned char* lo = slot + row * (len / 2) + (g & 1) * (len / 8);
-        slot_dot<false>(lo, lo + len / 4, scratch, b, first, n, t, c, x);
-      } else {
-        const unsigned char* lo = slot + (g & 1) * (2 * len + kRunPad) + (g / 2) * (len / 2);
-        slot_dot<CH == 1>(lo, lo + len / 4, scratch, b, first, n, t, c);
-      }
+      const unsigned char* lo =
+          slot_mem + index * S::kSlotBytes + (g & 1) * (2 * len + kRunPad) + (g / 2) * (len / 2);
+      slot_dot<CH == 1>(lo, lo + len / 4, scratch, b, first, n, t, c);
     }
     release(bars, index);
-    float sum;
-    if constexpr (kQuarters) {  // D[2r][0], D[2r+1][1] (t = 0) and D[2r+8][2], D[2r+9][3] (t = 1)
-      const bool odd = (g & 1) != 0;  // (no run-time index into c: it would go to local memory)
-      float v = t == 0 ? (odd ? c[1] : c[0]) : t == 1 ? (odd ? c[3] : c[2]) : 0.0f;
-      v = ptx::add_rn(v, __shfl_xor_sync(0xFFFFFFFFu, v, 1));  // t 0 + 1
-      sum = ptx::add_rn(v, __shfl_xor_sync(0xFFFFFFFFu, v, 4));  // g even + odd
-    } else {
-      sum = ptx::add_rn(c[0], c[3]);  // D[g][0] + D[g+8][1]
-    }
     const RingPos<2> pos(u - begin);
     ptx::mbar_wait(pb.empty(pos.slot), pos.parity ^ 1);  // the combiner has read its last unit
     float* part = parts + pos.slot * (W * 8);
-    if (t == 0 && (!kQuarters || (g & 1) == 0)) part[warp * 8 + row] = sum;
+    if (t == 0) part[warp * 8 + row] = ptx::add_rn(c[0], c[3]);  // D[g][0] + D[g+8][1]
     __syncwarp();
     if (lane == 0) ptx::mbar_arrive(pb.full(pos.slot));
     e = e_next;

@@ -79,9 +79,6 @@ struct StreamReadParams {
 #ifndef MOEGEMV_GU_ORDER
 #define MOEGEMV_GU_ORDER 0
 #endif
-#ifndef MOEGEMV_DC_ROWS
-#define MOEGEMV_DC_ROWS 8
-#endif
 
 struct KernelConfig {
   int warps;       // warps per CTA, splitting K
@@ -101,8 +98,6 @@ struct KernelConfig {
   int stage;       // gate_up: 1 = each warp stages only its own slice of x, loads issued before
                    // the ids load, no CTA barrier (MOEGEMV_GU_STAGE)
   int order;       // gate_up: 1 = the shared expert's CTAs first in the grid (MOEGEMV_GU_ORDER)
-  int rows;        // streaming down_combine: output rows per unit, 8 (0 = default) or 4 (EXPERIMENT,
-                   // session 5, built but not yet run on a GPU: MOEGEMV_DC_ROWS, down_stream.cuh)
   int knock;       // DIAGNOSTIC ONLY, wrong results: bits of work removed from the classic kernels
                    // to see what bounds them (MOEGEMV_KNOCK below); 0 in real use
 };
@@ -145,10 +140,10 @@ MOEGEMV_HD constexpr KernelConfig default_gate_up_config(int h, int k) {
   const int split = gate_up_split_default(h, k) ? 1 : 0;
   const int warps = gate_up_warps_default(h);
   return {warps, 2, 0, gate_up_min_blocks(split, warps), 0, 0, split, kStreamGateUpDefault, 0, 0,
-          kGateUpStageDefault, kGateUpOrderDefault, 0, 0};
+          kGateUpStageDefault, kGateUpOrderDefault, 0};
 }
 MOEGEMV_HD constexpr KernelConfig default_down_config(int h, int i, int si, int k) {
-  return {4, 2, 1, 4, 0, 0, 1, kStreamDownDefault, 0, 0, 0, 0, 0, 0};
+  return {4, 2, 1, 4, 0, 0, 1, kStreamDownDefault, 0, 0, 0, 0, 0};
 }
 
 MOEGEMV_HD constexpr int ceil_div(int a, int b) { return (a + b - 1) / b; }
@@ -221,8 +216,7 @@ MOEGEMV_HD constexpr int down_stream_segments(int si, int k) { return k + (si > 
 MOEGEMV_HD constexpr int down_stream_warps(int si, int k, int chunks) { return down_stream_segments(si, k) * chunks; }
 // Warps of a streaming CTA besides its consumers: the producer, and for down_combine the combiner.
 MOEGEMV_HD constexpr int stream_extra_warps(bool gate_up) { return gate_up ? 1 : 2; }
-// Steps of one mma row's part of a segment: a K half (8-row units) or a K quarter (4-row units).
-MOEGEMV_HD constexpr int down_stream_part_steps(int len, int rows) { return rows == 4 ? len / 512 : len / 256; }
+MOEGEMV_HD constexpr int down_stream_half_steps(int len) { return len / 256; }
 // Session 5 (run 4): 2 warps per segment (18 consumer warps) where K >= 8 and I >= 1024 made the
 // streaming down 7-9% faster on DeepSeek-V3 (M=1 36.7 -> 33.8 us, M=4 125.0 -> 113.5) and GLM-4.5
 // (21.5 -> 19.9, 72.6 -> 67.4); it was 21-27% slower on Llama-4 (K = 1) and 6% on Qwen3-Next
@@ -233,36 +227,25 @@ MOEGEMV_HD constexpr int down_stream_chunks_min(int i, int k) { return k >= 8 &&
 // 2 segments) with 8 warps per segment (16) instead of 4: down M=1 24.9 -> 23.4 us, M=4 71.6 ->
 // 65.5; session 4 had found no gain there with the per-unit barrier.
 MOEGEMV_HD constexpr int down_stream_target_warps(int k) { return k == 1 ? 16 : 8; }
-// The consumer warps, the producer and the combiner must fit one CTA. 4-row units: every warp
-// gets an even number of quarter steps starting at an even one (odd lanes walk them pairwise
-// swapped, down_stream.cuh).
-MOEGEMV_HD constexpr bool down_stream_quarters_fit(int len, int chunks) {
-  return len % 1024 == 0 && (len / 512) % (2 * chunks) == 0;
-}
-MOEGEMV_HD constexpr bool down_stream_fits(int i, int si, int k, int chunks, int rows = 8) {
+// The consumer warps, the producer and the combiner must fit one CTA.
+MOEGEMV_HD constexpr bool down_stream_fits(int i, int si, int k, int chunks) {
   return chunks >= 1 && k <= 32 && i % 256 == 0 && si % 256 == 0 && chunks <= i / 256 &&
          (si == 0 || chunks <= si / 256) &&
-         down_stream_warps(si, k, chunks) + stream_extra_warps(false) <= kMaxBlockWarps &&
-         (rows == 8 || (rows == 4 && down_stream_quarters_fit(i, chunks) &&
-                        (si == 0 || down_stream_quarters_fit(si, chunks))));
+         down_stream_warps(si, k, chunks) + stream_extra_warps(false) <= kMaxBlockWarps;
 }
-MOEGEMV_HD constexpr int down_stream_max_steps(int i, int si, int chunks, int rows = 8) {
-  return ceil_div(down_stream_part_steps(i > si ? i : si, rows), chunks);
+MOEGEMV_HD constexpr int down_stream_max_steps(int i, int si, int chunks) {
+  return ceil_div(down_stream_half_steps(i > si ? i : si), chunks);
 }
-MOEGEMV_HD constexpr int down_stream_units(int m, int h, int rows = 8) { return m * (h / rows); }
-// 8 rows: rows 0..3 and 4..7 as two runs, the second 64 bytes past the first's end. 4 rows: one run.
-MOEGEMV_HD constexpr int down_stream_slot_bytes(int i, int si, int rows = 8) {
-  return rows == 4 ? 2 * (i > si ? i : si) : 4 * (i > si ? i : si) + 128;
-}
-MOEGEMV_HD constexpr int down_stream_rows(KernelConfig c) { return c.rows == 4 ? 4 : 8; }
+MOEGEMV_HD constexpr int down_stream_units(int m, int h) { return m * (h / 8); }
+// Rows 0..3 and rows 4..7 as two runs, the second 64 bytes past the first's end.
+MOEGEMV_HD constexpr int down_stream_slot_bytes(int i, int si) { return 4 * (i > si ? i : si) + 128; }
 // Per token: the K router weights, alpha2[e], 0 skip / 1 valid / 2 bad, and ids.
 MOEGEMV_HD constexpr int down_stream_token_bytes(int k) { return ceil_div(4 * k * 4, 16) * 16; }
 MOEGEMV_HD constexpr int down_stream_smem_bytes(int i, int si, int k, KernelConfig c) {
   const int segs = down_stream_segments(si, k);
-  const int rows = down_stream_rows(c);
-  return stream_barrier_bytes(2 * segs * c.pipe) + segs * c.pipe * down_stream_slot_bytes(i, si, rows) +
+  return stream_barrier_bytes(2 * segs * c.pipe) + segs * c.pipe * down_stream_slot_bytes(i, si) +
          (k * i + si) * 2 + 2 * down_stream_warps(si, k, c.chunks) * 8 * 4 + down_stream_token_bytes(k) +
-         stream_scratch_bytes(down_stream_warps(si, k, c.chunks), down_stream_max_steps(i, si, c.chunks, rows));
+         stream_scratch_bytes(down_stream_warps(si, k, c.chunks), down_stream_max_steps(i, si, c.chunks));
 }
 
 }  // namespace moegemv

@@ -92,14 +92,13 @@ struct ScaleRegs {
   unsigned int v[kMax];
 
   // lo / hi: the scale u32 of atom 0 of the lane's two rows (nvfp4::swizzle_row_offset), plus the
-  // atoms before the rows' first step 0; steps [first, first + n), the i-th being (first + i) ^ x
-  // (x = 1: pairs of steps swapped, as slot_dot walks them).
+  // atoms before the rows' first step 0; steps [first, first + n).
   __device__ __forceinline__ void load(const unsigned char* lo, const unsigned char* hi, int first,
-                                       int n, int t, int x = 0) {
+                                       int n, int t) {
 #pragma unroll
     for (int i = 0; i < kMax; ++i) {
       if (i < n) {
-        const int off = (2 * ((first + i) ^ x) + (t >> 1)) * 512 + (t & 1) * 2;
+        const int off = (2 * (first + i) + (t >> 1)) * 512 + (t & 1) * 2;
         v[i] = ptx::ld_nc_u16(lo + off) | (static_cast<unsigned int>(ptx::ld_nc_u16(hi + off)) << 16);
       }
     }
@@ -115,15 +114,14 @@ struct ScaleRegs {
 // Consumer: steps [first, first + n) of a filled slot into c. lo / hi: this lane's weight rows
 // (mma rows g and g + 8) at element 0; scales: the lane's parked scales; b: the B groups of
 // element 0 (SmemB permutation). kTwoAcc: two accumulators halve the dependent mma chain (4
-// registers more: the down kernel with 2 warps per segment spills with them). x: the i-th step is
-// (first + i) ^ x (first and n even when x = 1; the down kernel passes it only with one accumulator).
+// registers more: the down kernel with 2 warps per segment spills with them).
 template <bool kTwoAcc = true>
 __device__ __forceinline__ void slot_dot(const unsigned char* lo, const unsigned char* hi,
                                          const unsigned int* scales, const ptx::U32x4* b_groups,
-                                         int first, int n, int t, float (&c)[4], int x = 0) {
+                                         int first, int n, int t, float (&c)[4]) {
   const SmemB b{b_groups};
   auto step = [&](int i, float (&acc)[4]) {
-    const int s = (first + i) ^ x;
+    const int s = first + i;
     Step<SmemB> st;
     st.lo = *reinterpret_cast<const ptx::U32x4*>(lo + 64 * s + 16 * t);
     st.hi = *reinterpret_cast<const ptx::U32x4*>(hi + 64 * s + 16 * t);

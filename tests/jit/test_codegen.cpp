@@ -155,22 +155,6 @@ TEST_CASE("the streaming config fills its shape-derived fields and fits shared m
     INFO(key.str());
     CHECK(jit::block_warps(key) <= kMaxBlockWarps);
   }
-  // 4-row down units (experiment): 4 slots of 4 KB per segment where the K lengths split into
-  // whole quarter-step pairs per warp; elsewhere the 8-row units.
-  const KernelConfig r4 = jit::kernel_config(dc, "dc_rows=4");
-  CHECK(r4.stream == 1);
-  CHECK(r4.rows == 4);
-  CHECK(r4.pipe == 4);
-  CHECK(r4.chunks == 2);
-  CHECK(jit::smem_bytes(dc, r4) <= kMaxSmemBytes);
-  CHECK(jit::kernel_config(dc, "").rows == 0);
-  CHECK(jit::kernel_config(Key{Kind::kDownCombine, 5120, 1536, 1536, 8}, "dc_rows=4").rows == 0);
-  CHECK(jit::kernel_config(Key{Kind::kDownCombine, 5120, 1536, 1536, 8}, "dc_rows=4").stream == 1);
-  CHECK(jit::kernel_config(Key{Kind::kDownCombine, 5120, 8192, 8192, 1}, "dc_rows=4").rows == 4);
-  CHECK(jit::generate_source(dc, "sm_90", "").find("MOEGEMV_DC_ROWS") == std::string::npos);
-  CHECK_THROWS_WITH(jit::kernel_config(dc, "dc_rows=5"), Catch::Contains("dc_rows=5"));
-  CHECK_THROWS_WITH(jit::kernel_config(Key{Kind::kGateUp, 7168, 2048, 2048, 8}, "gu_rows=4"),
-                    Catch::Contains("gu_rows=4"));
   // An explicit depth is kept; one that does not fit falls back to the classic kernel.
   CHECK(jit::kernel_config(dc, "dc_stream=1,dc_pipe=2").pipe == 2);
   CHECK(jit::kernel_config(dc, "dc_stream=1,dc_pipe=8").stream == 0);

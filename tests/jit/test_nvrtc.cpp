@@ -73,17 +73,6 @@ TEST_CASE("the streaming kernels compile without spills for every shape that tak
   }
 }
 
-TEST_CASE("the experimental 4-row streaming down compiles without spills where it applies", "[nvrtc]") {
-  for (const Key& key : {Key{Kind::kDownCombine, 7168, 2048, 2048, 8}, Key{Kind::kDownCombine, 5120, 8192, 8192, 1}}) {
-    INFO(key.str());
-    const std::string source = jit::generate_source(key, "sm_90", "dc_rows=4");
-    CHECK(source.find("#define MOEGEMV_DC_ROWS 4") != std::string::npos);
-    auto out = jit::compile(source, key.str(), "sm_90", jit::compile_options("sm_90"));
-    CHECK(out.cubin.size() > 1000);
-    CHECK_FALSE(spills(out.log));
-  }
-}
-
 TEST_CASE("the decode probe compiles", "[nvrtc]") {
   auto out = jit::compile(jit::probe_source("sm_90"), "probe", "sm_90", jit::compile_options("sm_90"));
   CHECK(out.cubin.size() > 100);
