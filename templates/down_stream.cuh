@@ -195,8 +195,8 @@ __device__ __forceinline__ void down_stream(const DownParams& p) {
   const DownToken info{tok_mem, tok_mem + K, reinterpret_cast<int*>(tok_mem + 2 * K),
                        reinterpret_cast<int*>(tok_mem + 3 * K)};
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32, g = lane / 4, t = lane % 4;
-  unsigned int* scratch = reinterpret_cast<unsigned int*>(tok_mem) + down_stream_token_bytes(K) / 4 +
-                          warp * 32 * S::kMax + lane;
+  unsigned int* scale_ring = reinterpret_cast<unsigned int*>(tok_mem) + down_stream_token_bytes(K) / 4 +
+                             warp * kScaleBufs * S::kMax * 32;  // this warp's ScaleRing
   // Lane g's output row of the unit's 8: rows g/2 (g even, run 0..3) and 4 + g/2 (g odd, run
   // 4..7), so a quarter-warp reads one row of each run (stream.cuh, kRunPad).
   const int row = (g & 1) * 4 + g / 2;
@@ -224,20 +224,30 @@ __device__ __forceinline__ void down_stream(const DownParams& p) {
   const int seg = warp / CH, len = seg < K ? I : SI;
   int first, n;
   split_steps(down_stream_half_steps(len), warp % CH, CH, first, n);
-  // The lane's scale rows of unit u (row g of the unit's 8, both K halves); ids before the
-  // PDL wait are fine (written before gate_up started).
-  auto scales = [&](int u, int e, ScaleRegs<S::kMax>& sc) {
-    const unsigned char* w;
-    const unsigned char* sf;
-    int kt;
-    down_segment<H, I, SI, K, CH, D>(p, seg, e, w, sf, kt);
-    const unsigned char* lo = sf + nvfp4::swizzle_row_offset((u % S::kTiles) * 8 + row, kt);
-    sc.load(lo, lo + (len / 128) * 512, first, n, t);
-  };
   auto expert = [&](int u) { return seg < K ? p.ids[(u / S::kTiles) * K + seg] : 0; };
-  int e = expert(begin), e_next = e;
-  ScaleRegs<S::kMax> sc;  // in flight: the scales of the unit after the one being computed
-  if (seg == K || (e >= 0 && e < p.e)) scales(begin, e, sc);
+  auto usable = [&](int e) { return seg == K || (e >= 0 && e < p.e); };
+  // The lane's scale rows of unit u (row g of the unit's 8, both K halves) go kScaleAhead units
+  // ahead of their use; ids before the PDL wait are fine (written before gate_up started).
+  const ScaleRing<S::kMax, kScaleBufs> ring{scale_ring};
+  int e_issue = 0, tok_issue = -1;
+  auto issue_scales = [&](int v) {  // unit begin + v, into buffer v % kScaleBufs
+    const int u = begin + v;
+    bool fetch = false;
+    const unsigned char* lo = nullptr;
+    if (u < end) {
+      if (u / S::kTiles != tok_issue) tok_issue = u / S::kTiles, e_issue = expert(u);
+      fetch = usable(e_issue);
+      const unsigned char* w;
+      const unsigned char* sf;
+      int kt;
+      down_segment<H, I, SI, K, CH, D>(p, seg, e_issue, w, sf, kt);
+      lo = sf + nvfp4::swizzle_row_offset((u % S::kTiles) * 8 + row, kt);
+    }
+    ring.issue(v % kScaleBufs, lo, lo + (len / 128) * 512, fetch, first, n, lane);
+  };
+#pragma unroll 1
+  for (int v = 0; v < kScaleAhead; ++v) issue_scales(v);
+  int e = 0;
 
   ptx::griddep_wait();  // act and sact are gate_up's output
   ptx::griddep_launch_dependents();
@@ -245,12 +255,12 @@ __device__ __forceinline__ void down_stream(const DownParams& p) {
   const ptx::U32x4* b = bs + seg * (I / 8) + (g == 1 ? len / 16 : 0);
   int tok = -1;
   for (int u = begin; u < end; ++u) {
-    const bool valid = seg == K || (e >= 0 && e < p.e);
-    if (valid) sc.park(scratch, n);
-    if (u + 1 < end) {  // the next unit's scales load while this one computes
-      e_next = (u + 1) / S::kTiles == u / S::kTiles ? e : expert(u + 1);
-      if (seg == K || (e_next >= 0 && e_next < p.e)) scales(u + 1, e_next, sc);
-    }
+    const int v = u - begin;
+    if (u / S::kTiles != tok) e = expert(u);
+    const bool valid = usable(e);
+    ptx::cp_async_wait<kScaleAhead - 1>();  // this unit's scales have landed (the next may not)
+    __syncwarp();  // ... for every lane, and the warp is done with the buffer refilled next
+    issue_scales(v + kScaleAhead);
     if (u / S::kTiles != tok) {
       tok = u / S::kTiles;
       ptx::named_barrier(kTokenBar, kAll);  // nobody reads the previous token's act, info any more
@@ -258,11 +268,12 @@ __device__ __forceinline__ void down_stream(const DownParams& p) {
       ptx::named_barrier(kTokenBar, kAll);
     }
     float c[4] = {0.f, 0.f, 0.f, 0.f};
-    const int index = wait_filled<D>(bars, seg, u - begin);
+    const int index = wait_filled<D>(bars, seg, v);
     if (valid) {
       const unsigned char* lo =
           slot_mem + index * S::kSlotBytes + (g & 1) * (2 * len + kRunPad) + (g / 2) * (len / 2);
-      slot_dot<CH == 1>(lo, lo + len / 4, scratch, b, first, n, t, c);
+      const RingScales scales(scale_ring + (v % kScaleBufs) * S::kMax * 32, lane);
+      slot_dot<CH == 1>(lo, lo + len / 4, scales, b, first, n, t, c);
     }
     release(bars, index);
     const RingPos<2> pos(u - begin);
@@ -271,7 +282,6 @@ __device__ __forceinline__ void down_stream(const DownParams& p) {
     if (t == 0) part[warp * 8 + row] = ptx::add_rn(c[0], c[3]);  // D[g][0] + D[g+8][1]
     __syncwarp();
     if (lane == 0) ptx::mbar_arrive(pb.full(pos.slot));
-    e = e_next;
   }
 }
 

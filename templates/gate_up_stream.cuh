@@ -182,7 +182,7 @@ __device__ __forceinline__ void gate_up_stream(const GateUpParams& p) {
     if (cur.valid) {
       const int col = x.shared ? (g < x.ntok ? g : 0) : 0;  // lane g supplies mma column g
       const unsigned char* lo = slot_mem + index * kSlot + (g & 1) * (8 * (H / 2) + kRunPad) + (g / 2) * (H / 2);
-      slot_dot(lo, lo + 4 * (H / 2), scratch, xs + (x.tok0 - win0 + col) * (H / 8), first, n, t, c);
+      slot_dot(lo, lo + 4 * (H / 2), ParkedScales{scratch}, xs + (x.tok0 - win0 + col) * (H / 8), first, n, t, c);
     }
     release(bars, index);
     if (!cur.valid) {
@@ -191,7 +191,7 @@ __device__ __forceinline__ void gate_up_stream(const GateUpParams& p) {
         p.act[static_cast<long long>(x.pair) * I + x.tile * kTileFeatures + lane] = cur.e < 0 ? 0 : 0x7FC0;
     } else {
       float* part = parts + buf * (W * kTileRows * kMaxCols);
-      store_partials(part, warp, g, t, c);
+      store_partials(part + warp * kTileRows * kMaxCols, g, t, c);
       ptx::named_barrier(1, W * 32);
       if (!x.shared) {
         if (warp == 0 && lane < kTileFeatures)

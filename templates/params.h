@@ -155,8 +155,15 @@ MOEGEMV_HD constexpr int gate_up_shared_ctas(int m, int si) {
   return si == 0 ? 0 : (si / kTileFeatures) * ceil_div(m, kMaxCols);
 }
 MOEGEMV_HD constexpr int gate_up_partials_bytes(int warps) { return warps * kTileRows * kMaxCols * 4; }
+// The classic kernel's partial sums overlay x (gate_up.cuh, Partials) when x is staged without a
+// ring and each warp's slice of x (whole 64-element chunks) holds its 16 x 8 floats.
+MOEGEMV_HD constexpr bool gate_up_overlay_partials(int h, int warps, bool direct_b, int ring) {
+  return !direct_b && ring == 0 && (h / 64) / warps >= 4;
+}
 MOEGEMV_HD constexpr int gate_up_smem_bytes(int h, KernelConfig c) {
-  return (c.direct_b ? 0 : h * 2) + gate_up_partials_bytes(c.warps) + ring_bytes(c);
+  return (c.direct_b ? 0 : h * 2) +
+         (gate_up_overlay_partials(h, c.warps, c.direct_b, c.ring) ? 0 : gate_up_partials_bytes(c.warps)) +
+         ring_bytes(c);
 }
 
 // down_combine tiles: 8 output rows whose two K halves are the mma's row groups when every K
@@ -239,13 +246,18 @@ MOEGEMV_HD constexpr int down_stream_max_steps(int i, int si, int chunks) {
 MOEGEMV_HD constexpr int down_stream_units(int m, int h) { return m * (h / 8); }
 // Rows 0..3 and rows 4..7 as two runs, the second 64 bytes past the first's end.
 MOEGEMV_HD constexpr int down_stream_slot_bytes(int i, int si) { return 4 * (i > si ? i : si) + 128; }
+// The streaming down's block scales travel kScaleAhead units ahead of their use, in a per-warp
+// ring of kScaleBufs buffers of scratch (stream.cuh, ScaleRing).
+constexpr int kScaleAhead = 2;
+constexpr int kScaleBufs = kScaleAhead + 1;
 // Per token: the K router weights, alpha2[e], 0 skip / 1 valid / 2 bad, and ids.
 MOEGEMV_HD constexpr int down_stream_token_bytes(int k) { return ceil_div(4 * k * 4, 16) * 16; }
 MOEGEMV_HD constexpr int down_stream_smem_bytes(int i, int si, int k, KernelConfig c) {
   const int segs = down_stream_segments(si, k);
   return stream_barrier_bytes(2 * segs * c.pipe) + segs * c.pipe * down_stream_slot_bytes(i, si) +
          (k * i + si) * 2 + 2 * down_stream_warps(si, k, c.chunks) * 8 * 4 + down_stream_token_bytes(k) +
-         stream_scratch_bytes(down_stream_warps(si, k, c.chunks), down_stream_max_steps(i, si, c.chunks));
+         kScaleBufs * stream_scratch_bytes(down_stream_warps(si, k, c.chunks),
+                                           down_stream_max_steps(i, si, c.chunks));
 }
 
 }  // namespace moegemv

@@ -111,13 +111,55 @@ struct ScaleRegs {
   }
 };
 
+// The same scales fetched straight into shared memory (cp.async, no registers held while in
+// flight), so they can be issued further ahead: a warp's ring of kBufs buffers of kMax steps x 32
+// u32. Per step, lane (g, t) fetches the u32 of atom 2s + t/2 of its lo row (t even) or hi row
+// (t odd); lanes t and t ^ 1 then read the same two adjacent words and each takes its half.
+// Measured why (session 6, ncu): loaded a unit ahead into registers, the down's scales still
+// arrived late (10.6% of its stall samples), since one unit's copies are queued before them.
+template <int kMax, int kBufs>
+struct ScaleRing {
+  unsigned int* words;  // this warp's ring: buffer b, step i, lane l at words[(b * kMax + i) * 32 + l]
+
+  // lo / hi as for ScaleRegs::load; one commit group per call (also when nothing is fetched, so
+  // every lane counts groups alike).
+  __device__ __forceinline__ void issue(int buf, const unsigned char* lo, const unsigned char* hi,
+                                        bool fetch, int first, int n, int lane) const {
+    if (fetch) {
+      const int t = lane % 4;
+      const unsigned char* src = ((t & 1) ? hi : lo) + (2 * first + (t >> 1)) * 512;
+      const unsigned int dst = ptx::shared_addr(words + buf * kMax * 32 + lane);
+#pragma unroll
+      for (int i = 0; i < kMax; ++i)
+        if (i < n) ptx::cp_async4(dst + 128 * i, src + 1024 * i);
+    }
+    ptx::cp_async_commit();
+  }
+};
+
+// slot_dot's view of a lane's scales: step i as {lo row u16, hi row u16}.
+struct ParkedScales {  // ScaleRegs::park's words
+  const unsigned int* p;
+  __device__ __forceinline__ unsigned int operator()(int i) const { return p[32 * i]; }
+};
+struct RingScales {  // a ScaleRing buffer
+  const unsigned int* p;  // the buffer's word 4g + (t & 2)
+  unsigned int sel;       // t even: the words' low halves, odd: their high halves
+  __device__ __forceinline__ RingScales(const unsigned int* buffer, int lane)
+      : p(buffer + (lane & ~1)), sel((lane & 1) ? 0x7632u : 0x5410u) {}
+  __device__ __forceinline__ unsigned int operator()(int i) const {
+    const uint2 v = *reinterpret_cast<const uint2*>(p + 32 * i);
+    return ptx::prmt(v.x, v.y, sel);
+  }
+};
+
 // Consumer: steps [first, first + n) of a filled slot into c. lo / hi: this lane's weight rows
-// (mma rows g and g + 8) at element 0; scales: the lane's parked scales; b: the B groups of
+// (mma rows g and g + 8) at element 0; scales: the lane's scales (ParkedScales, RingScales); b: the B groups of
 // element 0 (SmemB permutation). kTwoAcc: two accumulators halve the dependent mma chain (4
 // registers more: the down kernel with 2 warps per segment spills with them).
-template <bool kTwoAcc = true>
+template <bool kTwoAcc = true, class Scales>
 __device__ __forceinline__ void slot_dot(const unsigned char* lo, const unsigned char* hi,
-                                         const unsigned int* scales, const ptx::U32x4* b_groups,
+                                         const Scales& scales, const ptx::U32x4* b_groups,
                                          int first, int n, int t, float (&c)[4]) {
   const SmemB b{b_groups};
   auto step = [&](int i, float (&acc)[4]) {
@@ -125,7 +167,7 @@ __device__ __forceinline__ void slot_dot(const unsigned char* lo, const unsigned
     Step<SmemB> st;
     st.lo = *reinterpret_cast<const ptx::U32x4*>(lo + 64 * s + 16 * t);
     st.hi = *reinterpret_cast<const ptx::U32x4*>(hi + 64 * s + 16 * t);
-    const unsigned int sc = scales[32 * i];
+    const unsigned int sc = scales(i);
     st.s_lo = static_cast<unsigned short>(sc & 0xFFFFu);
     st.s_hi = static_cast<unsigned short>(sc >> 16);
     compute_step(st, 16 * s + 4 * t, b, acc);
