@@ -158,6 +158,7 @@ std::string config_defines(const KernelConfig& c) {
   if (c.knock) d += fmt::format("#define MOEGEMV_KNOCK {}\n", c.knock);
   if (c.stage) d += fmt::format("#define MOEGEMV_GU_STAGE {}\n", c.stage);
   if (c.order) d += fmt::format("#define MOEGEMV_GU_ORDER {}\n", c.order);
+  if (c.stream && c.sahead == 2) d += "#define MOEGEMV_DC_SAHEAD 2\n";
   return d;
 }
 
@@ -198,10 +199,12 @@ KernelConfig kernel_config(const Key& key, const std::string& tune) {
     else if (field == "knock" && value <= 15) c.knock = value;
     else if (field == "stage" && gu && value <= 1) c.stage = value;
     else if (field == "order" && gu && value <= 1) c.order = value;
+    else if (field == "sahead" && !gu && (value == 1 || value == 2)) c.sahead = value;
     else throw ArgumentError("MOEGEMV_TUNE",
                              "warps 1..32, pipe 1..8, direct 0|1, minb 1..16, l2 0|1, gu_ring 0|1, "
                              "dc_ring 0|1|2, split 0|1, stream 0|1, dc_chunks 1..16, gu_slots 1..8, "
-                             "gu_stage 0|1, gu_order 0|1, knock 0..15 (diagnostic, wrong results)",
+                             "gu_stage 0|1, gu_order 0|1, dc_sahead 1|2, knock 0..15 (diagnostic, wrong "
+                             "results)",
                              item);
   }
   if (c.ring && !stream_set) c.stream = 0;  // a classic-kernel experiment

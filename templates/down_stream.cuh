@@ -195,8 +195,8 @@ __device__ __forceinline__ void down_stream(const DownParams& p) {
   const DownToken info{tok_mem, tok_mem + K, reinterpret_cast<int*>(tok_mem + 2 * K),
                        reinterpret_cast<int*>(tok_mem + 3 * K)};
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32, g = lane / 4, t = lane % 4;
-  unsigned int* scale_ring = reinterpret_cast<unsigned int*>(tok_mem) + down_stream_token_bytes(K) / 4 +
-                             warp * kScaleBufs * S::kMax * 32;  // this warp's ScaleRing
+  unsigned int* scale_words = reinterpret_cast<unsigned int*>(tok_mem) + down_stream_token_bytes(K) / 4 +
+                              warp * scale_feed_buffers(MOEGEMV_DC_SAHEAD) * S::kMax * 32;  // ScaleFeed's
   // Lane g's output row of the unit's 8: rows g/2 (g even, run 0..3) and 4 + g/2 (g odd, run
   // 4..7), so a quarter-warp reads one row of each run (stream.cuh, kRunPad).
   const int row = (g & 1) * 4 + g / 2;
@@ -226,28 +226,28 @@ __device__ __forceinline__ void down_stream(const DownParams& p) {
   split_steps(down_stream_half_steps(len), warp % CH, CH, first, n);
   auto expert = [&](int u) { return seg < K ? p.ids[(u / S::kTiles) * K + seg] : 0; };
   auto usable = [&](int e) { return seg == K || (e >= 0 && e < p.e); };
-  // The lane's scale rows of unit u (row g of the unit's 8, both K halves) go kScaleAhead units
-  // ahead of their use; ids before the PDL wait are fine (written before gate_up started).
-  const ScaleRing<S::kMax, kScaleBufs> ring{scale_ring};
-  int e_issue = 0, tok_issue = -1;
-  auto issue_scales = [&](int v) {  // unit begin + v, into buffer v % kScaleBufs
+  // The lane's scale rows of unit u (row g of the unit's 8, both K halves) go MOEGEMV_DC_SAHEAD
+  // units ahead of their use; ids before the PDL wait are fine (written before gate_up started).
+  ScaleFeed<MOEGEMV_DC_SAHEAD, S::kMax> feed{scale_words};
+  int e_fetch = 0, tok_fetch = -1;
+  auto fetch_scales = [&](int v) {  // unit begin + v
     const int u = begin + v;
     bool fetch = false;
     const unsigned char* lo = nullptr;
     if (u < end) {
-      if (u / S::kTiles != tok_issue) tok_issue = u / S::kTiles, e_issue = expert(u);
-      fetch = usable(e_issue);
+      if (u / S::kTiles != tok_fetch) tok_fetch = u / S::kTiles, e_fetch = expert(u);
+      fetch = usable(e_fetch);
       const unsigned char* w;
       const unsigned char* sf;
       int kt;
-      down_segment<H, I, SI, K, CH, D>(p, seg, e_issue, w, sf, kt);
+      down_segment<H, I, SI, K, CH, D>(p, seg, e_fetch, w, sf, kt);
       lo = sf + nvfp4::swizzle_row_offset((u % S::kTiles) * 8 + row, kt);
     }
-    ring.issue(v % kScaleBufs, lo, lo + (len / 128) * 512, fetch, first, n, lane);
+    feed.fetch(v, lo, lo + (len / 128) * 512, fetch, first, n, lane);
   };
-#pragma unroll 1
-  for (int v = 0; v < kScaleAhead; ++v) issue_scales(v);
-  int e = 0;
+  int e_ahead[MOEGEMV_DC_SAHEAD];  // the experts of units v .. v + MOEGEMV_DC_SAHEAD - 1
+#pragma unroll
+  for (int v = 0; v < MOEGEMV_DC_SAHEAD; ++v) fetch_scales(v), e_ahead[v] = e_fetch;
 
   ptx::griddep_wait();  // act and sact are gate_up's output
   ptx::griddep_launch_dependents();
@@ -256,11 +256,12 @@ __device__ __forceinline__ void down_stream(const DownParams& p) {
   int tok = -1;
   for (int u = begin; u < end; ++u) {
     const int v = u - begin;
-    if (u / S::kTiles != tok) e = expert(u);
-    const bool valid = usable(e);
-    ptx::cp_async_wait<kScaleAhead - 1>();  // this unit's scales have landed (the next may not)
-    __syncwarp();  // ... for every lane, and the warp is done with the buffer refilled next
-    issue_scales(v + kScaleAhead);
+    const bool valid = usable(e_ahead[0]);
+    feed.ready(valid, n, lane);
+    fetch_scales(v + MOEGEMV_DC_SAHEAD);
+#pragma unroll
+    for (int k = 0; k + 1 < MOEGEMV_DC_SAHEAD; ++k) e_ahead[k] = e_ahead[k + 1];
+    e_ahead[MOEGEMV_DC_SAHEAD - 1] = e_fetch;
     if (u / S::kTiles != tok) {
       tok = u / S::kTiles;
       ptx::named_barrier(kTokenBar, kAll);  // nobody reads the previous token's act, info any more
@@ -272,8 +273,7 @@ __device__ __forceinline__ void down_stream(const DownParams& p) {
     if (valid) {
       const unsigned char* lo =
           slot_mem + index * S::kSlotBytes + (g & 1) * (2 * len + kRunPad) + (g / 2) * (len / 2);
-      const RingScales scales(scale_ring + (v % kScaleBufs) * S::kMax * 32, lane);
-      slot_dot<CH == 1>(lo, lo + len / 4, scales, b, first, n, t, c);
+      slot_dot<CH == 1>(lo, lo + len / 4, feed.view(v, lane), b, first, n, t, c);
     }
     release(bars, index);
     const RingPos<2> pos(u - begin);

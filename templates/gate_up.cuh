@@ -12,9 +12,8 @@
 
 namespace moegemv {
 
-// smem: x row in the SmemB permutation (routed CTAs), then per-warp partial sums [16 rows][8 cols]
-// (unless they overlay x: gate_up_overlay_partials), then (RING) the routed tiles' weight rings,
-// one per warp.
+// smem: x row in the SmemB permutation (routed CTAs), then per-warp partial sums [16 rows][8 cols],
+// then (RING) the routed tiles' weight rings, one per warp.
 template <bool kDirect>
 __device__ __forceinline__ float* gate_up_partials(unsigned char* smem, int h) {
   return reinterpret_cast<float*>(smem + (kDirect ? 0 : h * 2));
@@ -28,37 +27,10 @@ __device__ __forceinline__ void warp_range(int h, int warp, int warps, int& firs
   last *= 64;
 }
 
-// Where each warp's partial sums [16 rows][8 cols] live. kOverlay: in the warp's own slice of the
-// staged x, which no other warp reads, written once the warp's dot product is done; so a CTA needs
-// 2 KB less shared memory (session 6: then a streaming down CTA and a gate_up CTA fit one SM).
-// Else after x, one block per warp.
-template <int H, int W, bool kOverlay, bool kDirect>
-struct Partials {
-  unsigned char* smem;
-  __device__ __forceinline__ float* warp(int w) const {
-    if constexpr (kOverlay) {
-      int first, last;
-      warp_range(H, w, W, first, last);
-      return reinterpret_cast<float*>(smem + 2 * first);
-    } else {
-      return gate_up_partials<kDirect>(smem, H) + w * kTileRows * kMaxCols;
-    }
-  }
-  // The calling warp's block, once all its lanes are done reading their x (kOverlay).
-  __device__ __forceinline__ float* mine(int w) const {
-    if constexpr (kOverlay) __syncwarp();
-    return warp(w);
-  }
-  __device__ __forceinline__ float sum(int row, int col) const {
-    float acc = 0.0f;
-    for (int w = 0; w < W; ++w) acc = ptx::add_rn(acc, warp(w)[row * kMaxCols + col]);
-    return ptx::mul_rn(acc, nvfp4::kAccUnscale);
-  }
-};
-
-// Into the warp's block p: lanes with t == 0 hold column 0, the rest hold columns 2t, 2t+1 (used
-// by shared tiles).
-__device__ __forceinline__ void store_partials(float* p, int g, int t, const float (&c)[4]) {
+// Lanes with t == 0 hold column 0, the rest hold columns 2t, 2t+1 (used by shared tiles).
+__device__ __forceinline__ void store_partials(float* part, int warp, int g, int t,
+                                               const float (&c)[4]) {
+  float* p = part + warp * kTileRows * kMaxCols;
   p[g * kMaxCols + 2 * t] = c[0];
   p[g * kMaxCols + 2 * t + 1] = c[1];
   p[(g + 8) * kMaxCols + 2 * t] = c[2];
@@ -131,12 +103,12 @@ __device__ __forceinline__ TileRows routed_rows(const unsigned char* w, const un
 
 // The routed dot product with rows split over two mma rows (tile_split.cuh), x staged in smem;
 // writes the warp's partial sums.
-template <int H, int PIPE, bool STAGED, class XS, class Part>
+template <int H, int PIPE, bool STAGED, class XS>
 __device__ __forceinline__ void gate_up_routed_split(const unsigned char* w, const unsigned char* sf,
                                                      int i0, int first, int last, int warp, int g,
                                                      int t, int lane, unsigned long long pol,
                                                      const unsigned short* x, const XS& xs_slice,
-                                                     unsigned char* smem, const Part& part) {
+                                                     unsigned char* smem) {
   const TileRows rows[2] = {routed_rows<H>(w, sf, i0 + g / 2), routed_rows<H>(w, sf, i0 + 4 + g / 2)};
   SplitDot<PIPE> dot;
   dot.start(rows, first, last, g, t, pol);
@@ -144,9 +116,9 @@ __device__ __forceinline__ void gate_up_routed_split(const unsigned char* w, con
   stage_routed_x<H, STAGED>(x, lane, xs_slice, xs);
   float c0[4] = {0.f, 0.f, 0.f, 0.f}, c1[4] = {0.f, 0.f, 0.f, 0.f};
   dot.finish(rows, pol, SmemB{xs}, c0, c1);
-  float* mine = part.mine(warp);
-  store_split_partials(mine, 0, g, t, c0);
-  store_split_partials(mine, 1, g, t, c1);
+  float* part = gate_up_partials<false>(smem, H);
+  store_split_partials(part, warp, 0, g, t, c0);
+  store_split_partials(part, warp, 1, g, t, c1);
 }
 
 template <int H, int I, int SI, int K, int W, int PIPE, bool DIRECT, int RING, bool SPLIT>
@@ -182,10 +154,10 @@ __device__ __forceinline__ void gate_up_routed(const GateUpParams& p, int cta,
   const unsigned char* w = p.w1 + static_cast<long long>(e) * (2 * I) * (H / 2);
   const unsigned char* sf = p.w1_sf + static_cast<long long>(e) * (2 * I / 128) * kKt * 512;
   const unsigned long long pol = ptx::evict_first_policy();
-  const Partials<H, W, gate_up_overlay_partials(H, W, DIRECT, RING), DIRECT> part{smem};
+  float* part = gate_up_partials<DIRECT>(smem, H);
   if constexpr (SPLIT) {
     gate_up_routed_split<H, PIPE, kStaged>(w, sf, tile * kTileFeatures, first, last, warp, g, t, lane,
-                                           pol, x, xs_slice, smem, part);
+                                           pol, x, xs_slice, smem);
   } else {
     const TileRows rows = routed_rows<H>(w, sf, tile * kTileFeatures + g);
     float c[4] = {0.f, 0.f, 0.f, 0.f};
@@ -199,13 +171,13 @@ __device__ __forceinline__ void gate_up_routed(const GateUpParams& p, int cta,
     } else {
       gate_up_routed_registers<H, PIPE, DIRECT, kStaged>(rows, first, last, t, lane, pol, x, xs_slice, smem, c);
     }
-    store_partials(part.mine(warp), g, t, c);
+    store_partials(part, warp, g, t, c);
   }
   __syncthreads();
   if (threadIdx.x < kTileFeatures) {
     const int f = threadIdx.x;
     p.act[static_cast<long long>(pair) * I + tile * kTileFeatures + f] =
-        silu_mul_approx(part.sum(f, 0), part.sum(f + 8, 0), p.alpha[e]);
+        silu_mul_approx(sum_partials(part, W, f, 0), sum_partials(part, W, f + 8, 0), p.alpha[e]);
   }
 }
 
@@ -236,10 +208,8 @@ __device__ __forceinline__ void gate_up_shared(const GateUpParams& p, int sidx,
   float c[4] = {0.f, 0.f, 0.f, 0.f};
   dot.finish(rows, t, pol, b, c);
 
-  // Shared tiles do not stage x: with overlaid routed partials, theirs start at 0.
-  float* part = gate_up_overlay_partials(H, W, DIRECT, false) ? reinterpret_cast<float*>(smem)
-                                                               : gate_up_partials<DIRECT>(smem, H);
-  store_partials(part + warp * kTileRows * kMaxCols, g, t, c);
+  float* part = gate_up_partials<DIRECT>(smem, H);
+  store_partials(part, warp, g, t, c);
   __syncthreads();
   if (threadIdx.x < kTileFeatures * kMaxCols) {
     const int f = threadIdx.x / kMaxCols, n = threadIdx.x % kMaxCols;

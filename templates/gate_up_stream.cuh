@@ -191,7 +191,7 @@ __device__ __forceinline__ void gate_up_stream(const GateUpParams& p) {
         p.act[static_cast<long long>(x.pair) * I + x.tile * kTileFeatures + lane] = cur.e < 0 ? 0 : 0x7FC0;
     } else {
       float* part = parts + buf * (W * kTileRows * kMaxCols);
-      store_partials(part + warp * kTileRows * kMaxCols, g, t, c);
+      store_partials(part, warp, g, t, c);
       ptx::named_barrier(1, W * 32);
       if (!x.shared) {
         if (warp == 0 && lane < kTileFeatures)

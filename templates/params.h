@@ -79,6 +79,9 @@ struct StreamReadParams {
 #ifndef MOEGEMV_GU_ORDER
 #define MOEGEMV_GU_ORDER 0
 #endif
+#ifndef MOEGEMV_DC_SAHEAD
+#define MOEGEMV_DC_SAHEAD 1
+#endif
 
 struct KernelConfig {
   int warps;       // warps per CTA, splitting K
@@ -98,6 +101,8 @@ struct KernelConfig {
   int stage;       // gate_up: 1 = each warp stages only its own slice of x, loads issued before
                    // the ids load, no CTA barrier (MOEGEMV_GU_STAGE)
   int order;       // gate_up: 1 = the shared expert's CTAs first in the grid (MOEGEMV_GU_ORDER)
+  int sahead;      // streaming down_combine: block scales 1 or 2 units ahead (MOEGEMV_DC_SAHEAD,
+                   // stream.cuh ScaleFeed); 0 in gate_up
   int knock;       // DIAGNOSTIC ONLY, wrong results: bits of work removed from the classic kernels
                    // to see what bounds them (MOEGEMV_KNOCK below); 0 in real use
 };
@@ -136,14 +141,21 @@ constexpr int kGateUpStageDefault = 1;
 // 49.0 -> 47.3 us, GLM-4.5 28.9 -> 27.6, Llama-4 34.6 -> 34.0, Qwen3-Next M=4 18.9 -> 17.7; the
 // pair with PDL 0-2.5% faster, never slower.
 constexpr int kGateUpOrderDefault = 1;
+// The streaming down's block scales travel `sahead` units ahead of their use (stream.cuh,
+// ScaleFeed): 1 in registers, parked in one buffer of scratch per warp; 2 through a cp.async ring
+// of 3 buffers. Session 6 (runs 2-4): 2 made the down kernel 2-9% faster on DeepSeek-V3, GLM-4.5
+// and Llama-4, and the pair with PDL 2-3% faster on GLM-4.5 and Llama-4, but 1.5% slower on
+// DeepSeek-V3 at M=1 (4% at M=4: PDL's overlap shrank, cause not found) and 0.5% on Qwen3-Next.
+MOEGEMV_HD constexpr int scale_feed_buffers(int ahead) { return ahead == 1 ? 1 : ahead + 1; }
+MOEGEMV_HD constexpr int down_scale_ahead_default(int h, int i) { return h <= 5120 && i >= 1024 ? 2 : 1; }
 MOEGEMV_HD constexpr KernelConfig default_gate_up_config(int h, int k) {
   const int split = gate_up_split_default(h, k) ? 1 : 0;
   const int warps = gate_up_warps_default(h);
   return {warps, 2, 0, gate_up_min_blocks(split, warps), 0, 0, split, kStreamGateUpDefault, 0, 0,
-          kGateUpStageDefault, kGateUpOrderDefault, 0};
+          kGateUpStageDefault, kGateUpOrderDefault, 0, 0};
 }
 MOEGEMV_HD constexpr KernelConfig default_down_config(int h, int i, int si, int k) {
-  return {4, 2, 1, 4, 0, 0, 1, kStreamDownDefault, 0, 0, 0, 0, 0};
+  return {4, 2, 1, 4, 0, 0, 1, kStreamDownDefault, 0, 0, 0, 0, down_scale_ahead_default(h, i), 0};
 }
 
 MOEGEMV_HD constexpr int ceil_div(int a, int b) { return (a + b - 1) / b; }
@@ -155,15 +167,8 @@ MOEGEMV_HD constexpr int gate_up_shared_ctas(int m, int si) {
   return si == 0 ? 0 : (si / kTileFeatures) * ceil_div(m, kMaxCols);
 }
 MOEGEMV_HD constexpr int gate_up_partials_bytes(int warps) { return warps * kTileRows * kMaxCols * 4; }
-// The classic kernel's partial sums overlay x (gate_up.cuh, Partials) when x is staged without a
-// ring and each warp's slice of x (whole 64-element chunks) holds its 16 x 8 floats.
-MOEGEMV_HD constexpr bool gate_up_overlay_partials(int h, int warps, bool direct_b, int ring) {
-  return !direct_b && ring == 0 && (h / 64) / warps >= 4;
-}
 MOEGEMV_HD constexpr int gate_up_smem_bytes(int h, KernelConfig c) {
-  return (c.direct_b ? 0 : h * 2) +
-         (gate_up_overlay_partials(h, c.warps, c.direct_b, c.ring) ? 0 : gate_up_partials_bytes(c.warps)) +
-         ring_bytes(c);
+  return (c.direct_b ? 0 : h * 2) + gate_up_partials_bytes(c.warps) + ring_bytes(c);
 }
 
 // down_combine tiles: 8 output rows whose two K halves are the mma's row groups when every K
@@ -246,18 +251,14 @@ MOEGEMV_HD constexpr int down_stream_max_steps(int i, int si, int chunks) {
 MOEGEMV_HD constexpr int down_stream_units(int m, int h) { return m * (h / 8); }
 // Rows 0..3 and rows 4..7 as two runs, the second 64 bytes past the first's end.
 MOEGEMV_HD constexpr int down_stream_slot_bytes(int i, int si) { return 4 * (i > si ? i : si) + 128; }
-// The streaming down's block scales travel kScaleAhead units ahead of their use, in a per-warp
-// ring of kScaleBufs buffers of scratch (stream.cuh, ScaleRing).
-constexpr int kScaleAhead = 2;
-constexpr int kScaleBufs = kScaleAhead + 1;
 // Per token: the K router weights, alpha2[e], 0 skip / 1 valid / 2 bad, and ids.
 MOEGEMV_HD constexpr int down_stream_token_bytes(int k) { return ceil_div(4 * k * 4, 16) * 16; }
 MOEGEMV_HD constexpr int down_stream_smem_bytes(int i, int si, int k, KernelConfig c) {
   const int segs = down_stream_segments(si, k);
   return stream_barrier_bytes(2 * segs * c.pipe) + segs * c.pipe * down_stream_slot_bytes(i, si) +
          (k * i + si) * 2 + 2 * down_stream_warps(si, k, c.chunks) * 8 * 4 + down_stream_token_bytes(k) +
-         kScaleBufs * stream_scratch_bytes(down_stream_warps(si, k, c.chunks),
-                                           down_stream_max_steps(i, si, c.chunks));
+         scale_feed_buffers(c.sahead) * stream_scratch_bytes(down_stream_warps(si, k, c.chunks),
+                                                             down_stream_max_steps(i, si, c.chunks));
 }
 
 }  // namespace moegemv

@@ -153,6 +153,38 @@ struct RingScales {  // a ScaleRing buffer
   }
 };
 
+// A consumer warp's block scales, kAhead units ahead of their use: 1 = ScaleRegs (registers, parked
+// at the unit's start), 2 = ScaleRing. Per unit v, in order: ready(v), then fetch(v + kAhead).
+template <int kAhead, int kMax>
+struct ScaleFeed {
+  static constexpr int kBufs = scale_feed_buffers(kAhead);
+  unsigned int* words;  // the warp's scratch: kBufs x kMax x 32 u32
+  ScaleRegs<kMax> regs;
+
+  // Unit v's scales (lo / hi as for ScaleRegs::load; fetch: its expert is usable).
+  __device__ __forceinline__ void fetch(int v, const unsigned char* lo, const unsigned char* hi,
+                                        bool fetch, int first, int n, int lane) {
+    if constexpr (kAhead == 1) {
+      if (fetch) regs.load(lo, hi, first, n, lane % 4);
+    } else {
+      ScaleRing<kMax, kBufs>{words}.issue(v % kBufs, lo, hi, fetch, first, n, lane);
+    }
+  }
+  // Unit v's scales in shared memory for the lanes that read them (valid: its expert is usable).
+  __device__ __forceinline__ void ready(bool valid, int n, int lane) {
+    if constexpr (kAhead == 1) {
+      if (valid) regs.park(words + lane, n);
+    } else {
+      ptx::cp_async_wait<kAhead - 1>();  // unit v's group has landed (later ones may not)
+      __syncwarp();  // ... for every lane, and the warp is done with the buffer refilled next
+    }
+  }
+  __device__ __forceinline__ auto view(int v, int lane) const {
+    if constexpr (kAhead == 1) return ParkedScales{words + lane};
+    else return RingScales(words + (v % kBufs) * kMax * 32, lane);
+  }
+};
+
 // Consumer: steps [first, first + n) of a filled slot into c. lo / hi: this lane's weight rows
 // (mma rows g and g + 8) at element 0; scales: the lane's scales (ParkedScales, RingScales); b: the B groups of
 // element 0 (SmemB permutation). kTwoAcc: two accumulators halve the dependent mma chain (4

@@ -88,13 +88,15 @@ struct SplitDot {
 
 // The warp's sums of one set: feature 4s + j's up (row j) and gate (row j + 8) from lanes
 // (2j, 0) and (2j + 1, 0), first half + second half. All lanes shuffle; lanes (2j, 0) store.
-__device__ __forceinline__ void store_split_partials(float* p, int set, int g, int t, const float (&c)[4]) {
+__device__ __forceinline__ void store_split_partials(float* part, int warp, int set, int g, int t,
+                                                     const float (&c)[4]) {
   const bool second = (g & 1) != 0;
   const float up = second ? c[1] : c[0];
   const float gate = second ? c[3] : c[2];
   const float up_other = __shfl_xor_sync(0xFFFFFFFFu, up, 4);
   const float gate_other = __shfl_xor_sync(0xFFFFFFFFu, gate, 4);
   if (!second && t == 0) {
+    float* p = part + warp * kTileRows * kMaxCols;
     const int f = 4 * set + g / 2;
     p[f * kMaxCols] = ptx::add_rn(up, up_other);
     p[(f + 8) * kMaxCols] = ptx::add_rn(gate, gate_other);

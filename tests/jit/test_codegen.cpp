@@ -155,6 +155,24 @@ TEST_CASE("the streaming config fills its shape-derived fields and fits shared m
     INFO(key.str());
     CHECK(jit::block_warps(key) <= kMaxBlockWarps);
   }
+  // Block scales two units ahead (cp.async ring, session 6) where they measured faster with PDL:
+  // GLM-4.5 and Llama-4 shapes, not DeepSeek-V3 or Qwen3-Next; the ring's 3 buffers cost shared
+  // memory, but no preset loses ring depth to them.
+  const Key glm{Kind::kDownCombine, 5120, 1536, 1536, 8}, llama{Kind::kDownCombine, 5120, 8192, 8192, 1};
+  CHECK(jit::kernel_config(dc, "").sahead == 1);
+  CHECK(jit::kernel_config(Key{Kind::kDownCombine, 2048, 512, 512, 10}, "").sahead == 1);
+  CHECK(jit::kernel_config(glm, "").sahead == 2);
+  CHECK(jit::kernel_config(llama, "").sahead == 2);
+  CHECK(jit::kernel_config(glm, "").pipe == jit::kernel_config(glm, "dc_sahead=1").pipe);
+  CHECK(jit::kernel_config(dc, "dc_sahead=2").pipe == jit::kernel_config(dc, "").pipe);
+  CHECK(jit::smem_bytes(dc, jit::kernel_config(dc, "dc_sahead=2")) > jit::smem_bytes(dc));
+  CHECK(jit::generate_source(glm, "sm_90", "").find("#define MOEGEMV_DC_SAHEAD 2") != std::string::npos);
+  CHECK(jit::generate_source(dc, "sm_90", "").find("MOEGEMV_DC_SAHEAD") == std::string::npos);
+  CHECK(jit::generate_source(dc, "sm_90", "dc_sahead=2").find("#define MOEGEMV_DC_SAHEAD 2") != std::string::npos);
+  CHECK(jit::generate_source(glm, "sm_90", "dc_stream=0").find("MOEGEMV_DC_SAHEAD") == std::string::npos);
+  CHECK_THROWS_WITH(jit::kernel_config(dc, "dc_sahead=3"), Catch::Contains("dc_sahead=3"));
+  CHECK_THROWS_WITH(jit::kernel_config(Key{Kind::kGateUp, 7168, 2048, 2048, 8}, "gu_sahead=2"),
+                    Catch::Contains("gu_sahead=2"));
   // An explicit depth is kept; one that does not fit falls back to the classic kernel.
   CHECK(jit::kernel_config(dc, "dc_stream=1,dc_pipe=2").pipe == 2);
   CHECK(jit::kernel_config(dc, "dc_stream=1,dc_pipe=8").stream == 0);

@@ -73,6 +73,20 @@ TEST_CASE("the streaming kernels compile without spills for every shape that tak
   }
 }
 
+TEST_CASE("the streaming down compiles without spills with either scale feed", "[nvrtc]") {
+  for (const Key& key : issue_keys()) {
+    if (key.kind != Kind::kDownCombine || key.i % 256 != 0 || key.si % 256 != 0) continue;
+    for (const char* tune : {"dc_sahead=1", "dc_sahead=2"}) {
+      INFO(key.str() << " " << tune);
+      const std::string source = jit::generate_source(key, "sm_90", tune);
+      CHECK((source.find("#define MOEGEMV_DC_SAHEAD 2") != std::string::npos) == (tune[10] == '2'));
+      auto out = jit::compile(source, key.str(), "sm_90", jit::compile_options("sm_90"));
+      CHECK(out.cubin.size() > 1000);
+      CHECK_FALSE(spills(out.log));
+    }
+  }
+}
+
 TEST_CASE("the decode probe compiles", "[nvrtc]") {
   auto out = jit::compile(jit::probe_source("sm_90"), "probe", "sm_90", jit::compile_options("sm_90"));
   CHECK(out.cubin.size() > 100);
