@@ -7,9 +7,10 @@
 // act), so a unit is 8 rows and the H/8 units per token spread evenly over the SMs.
 //
 // The producer reads ids and streams weights before griddepcontrol.wait (SPEC 5: weights never
-// depend on gate_up; ids and tw were written before gate_up started); consumers wait before
-// staging act. A combiner warp (the last) finishes each unit from the consumers' partial sums,
-// handed over through a 2-slot mbarrier ring, so the consumers never wait for each other.
+// depend on gate_up; ids and tw were written before gate_up started); consumers fetch their first
+// units' block scales (ScaleFeed, MOEGEMV_DC_SAHEAD units ahead) and then wait before staging act.
+// A combiner warp (the last) finishes each unit from the consumers' partial sums, handed over
+// through a 2-slot mbarrier ring, so the consumers never wait for each other.
 #pragma once
 
 #include "down_combine.cuh"

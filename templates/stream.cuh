@@ -9,8 +9,9 @@
 // compute_step is shared). Rows of a run sit at a pitch that is a multiple of 128 bytes, so the two
 // rows a quarter-warp reads (lanes g = 2m, 2m + 1) come from two runs placed 64 bytes apart mod 128
 // (kRunPad): no bank conflict.
-// The block scales stay in global memory: each consumer lane loads its own scale u16s of the
-// next unit while it computes this one (ScaleRegs), so their latency is hidden a unit ahead.
+// The block scales stay in global memory: each consumer lane fetches its own scale u16s one unit
+// ahead into registers (ScaleRegs) or two units ahead with cp.async into shared memory
+// (ScaleRing); ScaleFeed picks one per config.
 #pragma once
 
 #include "mbarrier.cuh"
