@@ -81,6 +81,7 @@ void resolve_all(const Resolver& resolve, Api& api) {
   MOEGEMV_RESOLVE(cuModuleLoadData, 2000);
   MOEGEMV_RESOLVE(cuModuleUnload, 2000);
   MOEGEMV_RESOLVE(cuModuleGetFunction, 2000);
+  MOEGEMV_RESOLVE(cuModuleGetGlobal, 3020);
   MOEGEMV_RESOLVE(cuFuncSetAttribute, 9000);
   MOEGEMV_RESOLVE(cuFuncGetAttribute, 2020);
   MOEGEMV_RESOLVE(cuLaunchKernelEx, 11060);

@@ -36,6 +36,7 @@ struct Api {
   PFN_cuModuleLoadData_v2000 cuModuleLoadData = nullptr;
   PFN_cuModuleUnload_v2000 cuModuleUnload = nullptr;
   PFN_cuModuleGetFunction_v2000 cuModuleGetFunction = nullptr;
+  PFN_cuModuleGetGlobal_v3020 cuModuleGetGlobal = nullptr;
   PFN_cuFuncSetAttribute_v9000 cuFuncSetAttribute = nullptr;
   PFN_cuFuncGetAttribute_v2020 cuFuncGetAttribute = nullptr;
   PFN_cuLaunchKernelEx_v11060 cuLaunchKernelEx = nullptr;

@@ -83,6 +83,10 @@ struct StreamReadParams {
 #define MOEGEMV_DC_SAHEAD 1
 #endif
 
+// DIAGNOSTIC (MOEGEMV_TIMELINE, templates/timeline.cuh): CTAs whose start / PDL wait / end are
+// recorded (later CTAs are not).
+constexpr int kTimelineCtas = 32768;
+
 struct KernelConfig {
   int warps;       // warps per CTA, splitting K
   int pipe;        // 128-element steps in flight per warp
@@ -105,6 +109,7 @@ struct KernelConfig {
                    // stream.cuh ScaleFeed); 0 in gate_up
   int knock;       // DIAGNOSTIC ONLY, wrong results: bits of work removed from the classic kernels
                    // to see what bounds them (MOEGEMV_KNOCK below); 0 in real use
+  int timeline;    // DIAGNOSTIC ONLY: 1 = CTA timestamps (MOEGEMV_TIMELINE, timeline.cuh); 0 in real use
 };
 
 // One 256-element step of one warp in the shared-memory ring (templates/ring.cuh): 32 lanes x
@@ -153,10 +158,10 @@ MOEGEMV_HD constexpr KernelConfig default_gate_up_config(int h, int k) {
   const int split = gate_up_split_default(h, k) ? 1 : 0;
   const int warps = gate_up_warps_default(h);
   return {warps, 2, 0, gate_up_min_blocks(split, warps), 0, 0, split, kStreamGateUpDefault, 0, 0,
-          kGateUpStageDefault, kGateUpOrderDefault, 0, 0};
+          kGateUpStageDefault, kGateUpOrderDefault, 0, 0, 0};
 }
 MOEGEMV_HD constexpr KernelConfig default_down_config(int h, int i, int si, int k) {
-  return {4, 2, 1, 4, 0, 0, 1, kStreamDownDefault, 0, 0, 0, 0, down_scale_ahead_default(h, i), 0};
+  return {4, 2, 1, 4, 0, 0, 1, kStreamDownDefault, 0, 0, 0, 0, down_scale_ahead_default(h, i), 0, 0};
 }
 
 MOEGEMV_HD constexpr int ceil_div(int a, int b) { return (a + b - 1) / b; }

@@ -3,6 +3,8 @@
 // arithmetic the SPEC pins down (mul.rn, ex2.approx.ftz, rcp.approx.ftz).
 #pragma once
 
+#include "timeline.cuh"
+
 namespace moegemv::ptx {
 
 struct U32x4 {
@@ -102,6 +104,7 @@ __device__ __forceinline__ unsigned short ld_shared_u16(unsigned int addr) {
 // completed and its memory is visible. launch_dependents: lets the next grid start its prologue.
 __device__ __forceinline__ void griddep_wait() {
   asm volatile("griddepcontrol.wait;" ::: "memory");
+  timeline::waited();  // nothing unless MOEGEMV_TIMELINE (diagnostic)
 }
 __device__ __forceinline__ void griddep_launch_dependents() {
   asm volatile("griddepcontrol.launch_dependents;" ::: "memory");

@@ -31,6 +31,9 @@ void add_bench_command(CLI::App& app) {
   cmd->add_option("--batches", config->batches, "timed batches (median reported)");
   cmd->add_option("--replays", config->replays, "graph replays per batch");
   cmd->add_option("--json", *json, "write the results as JSON to this file");
+  cmd->add_flag("--timeline", config->timeline,
+                "diagnostic: after each pair, the CTAs' start / PDL wait / end of one more replay "
+                "(needs MOEGEMV_TUNE=gu_timeline=1,dc_timeline=1)");
   auto patterns = std::make_shared<bool>(false);
   cmd->add_flag("--patterns", *patterns,
                 "only the access-pattern diagnostic: the tiles' read pattern without arithmetic");
@@ -102,7 +105,7 @@ void add_bench_command(CLI::App& app) {
     auto result = harness::run_bench(*config, stream.get(), [](const harness::BenchRow& row) {
       std::cout << fmt::format("  {} M={} {}: {:.2f} us/layer, {:.1f}% of ceiling\n", row.model,
                                row.m, row.mode, row.us, row.pct)
-                << std::flush;
+                << row.timeline << std::flush;
     });
     if (!json->empty()) std::ofstream(*json) << harness::to_json(result) << "\n";
     std::cout << harness::to_table(result);

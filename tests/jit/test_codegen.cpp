@@ -81,6 +81,20 @@ TEST_CASE("MOEGEMV_TUNE overrides the kernel config and names bad entries", "[co
   CHECK(jit::generate_source(gu, "sm_90", "").find("#define MOEGEMV_GU_ORDER 1") != std::string::npos);
   CHECK(jit::generate_source(gu, "sm_90", "gu_order=0").find("MOEGEMV_GU_ORDER") == std::string::npos);
   CHECK_THROWS_WITH(jit::kernel_config(dc, "dc_order=1"), Catch::Contains("dc_order=1"));
+  // The diagnostic CTA timeline (templates/timeline.cuh) only when asked for, also where the
+  // streaming kernel falls back to the classic one.
+  CHECK(base.timeline == 0);
+  CHECK(jit::generate_source(gu, "sm_90", "").find("MOEGEMV_TIMELINE") == std::string::npos);
+  CHECK(jit::generate_source(gu, "sm_90", "").find("timeline::Scope") == std::string::npos);
+  for (const char* tune : {"gu_timeline=1", "dc_timeline=1", "dc_timeline=1,dc_stream=0"}) {
+    const Key& key = tune[0] == 'g' ? gu : dc;
+    const std::string source = jit::generate_source(key, "sm_90", tune);
+    CHECK(source.find("#define MOEGEMV_TIMELINE 1") != std::string::npos);
+    CHECK(source.find("moegemv::timeline::Scope timeline_scope;") != std::string::npos);
+  }
+  CHECK(jit::kernel_config(dc, "dc_timeline=1,dc_stream=1,dc_pipe=8").timeline == 1);
+  CHECK(jit::kernel_config(dc, "dc_timeline=1,dc_stream=1,dc_pipe=8").stream == 0);
+  CHECK_THROWS_WITH(jit::kernel_config(gu, "gu_timeline=2"), Catch::Contains("gu_timeline=2"));
   // The diagnostic knock bits (wrong results) never appear unless asked for.
   CHECK(base.knock == 0);
   CHECK(jit::kernel_config(dc, "").knock == 0);

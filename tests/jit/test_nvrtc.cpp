@@ -87,6 +87,18 @@ TEST_CASE("the streaming down compiles without spills with either scale feed", "
   }
 }
 
+TEST_CASE("the diagnostic CTA timeline compiles into both kernels without spills", "[nvrtc]") {
+  for (const char* tune : {"gu_timeline=1", "dc_timeline=1", "dc_timeline=1,dc_stream=0"}) {
+    const Key key{tune[0] == 'g' ? Kind::kGateUp : Kind::kDownCombine, 7168, 2048, 2048, 8};
+    INFO(key.str() << " " << tune);
+    auto out = jit::compile(jit::generate_source(key, "sm_90", tune), key.str(), "sm_90",
+                            jit::compile_options("sm_90"));
+    const std::string image(out.cubin.begin(), out.cubin.end());
+    CHECK(image.find("moegemv_timeline") != std::string::npos);  // the global the bench reads
+    CHECK_FALSE(spills(out.log));
+  }
+}
+
 TEST_CASE("the decode probe compiles", "[nvrtc]") {
   auto out = jit::compile(jit::probe_source("sm_90"), "probe", "sm_90", jit::compile_options("sm_90"));
   CHECK(out.cubin.size() > 100);

@@ -21,6 +21,7 @@
 #include "runtime/registry.hpp"
 #include "templates/params.h"
 #include "tools/harness/check.hpp"
+#include "tools/harness/timeline.hpp"
 #include "tools/harness/device_layer.hpp"
 #include "tools/harness/models.hpp"
 
@@ -253,6 +254,14 @@ BenchResult run_bench(const BenchConfig& config, CUstream stream,
         row.unique_bytes = mode.bytes;
         row.gbps = mode.bytes / (row.us * 1e3);
         row.pct = 100.0 * row.gbps / result.ceiling_gbps;
+        if (config.timeline && mode.gu && mode.down) {  // one more replay, stamped
+          const Key gu_key = preset.keys()[0], down_key = preset.keys()[1];
+          clear_timeline(gu_key, stream);
+          clear_timeline(down_key, stream);
+          graph.launch(stream);
+          driver::check(driver::api().cuStreamSynchronize(stream), "cuStreamSynchronize(timeline)");
+          row.timeline = timeline_summary(read_timeline(gu_key), read_timeline(down_key));
+        }
         result.rows.push_back(row);
         report(row);
       }

@@ -20,6 +20,7 @@ struct BenchConfig {
   int batches = 7;      ///< timed batches; the median is reported
   int replays = 10;     ///< graph replays per batch
   double max_gib = 48;  ///< device memory budget for the rotated layers
+  bool timeline = false;  ///< diagnostic: CTA stamps of one more pair replay (harness/timeline.hpp)
 };
 
 struct BenchRow {
@@ -32,6 +33,7 @@ struct BenchRow {
   double unique_bytes = 0;  ///< weight + scale + activation bytes touched per layer (mean)
   double gbps = 0;          ///< unique_bytes / us
   double pct = 0;           ///< gbps / ceiling
+  std::string timeline;     ///< (--timeline, pairs) the last layer's CTA stamps, summarized
 };
 
 struct BenchResult {

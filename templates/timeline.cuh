@@ -1,0 +1,59 @@
+// DIAGNOSTIC ONLY (MOEGEMV_TUNE gu_timeline=1 / dc_timeline=1, never a default): per CTA, the
+// %globaltimer when it starts, when its griddepcontrol.wait returns and when its last warp ends,
+// and its SM, in a module global that `moegemv bench --timeline` reads back after a replay. It
+// shows how the two kernels of a pair overlap under PDL, per SM, without Nsight Systems.
+// Layout: CTA b (< kTimelineCtas) at moegemv_timeline[4b ..]: start, waited, end, smid.
+#pragma once
+
+#include "params.h"
+
+#ifndef MOEGEMV_TIMELINE
+#define MOEGEMV_TIMELINE 0
+#endif
+
+#if MOEGEMV_TIMELINE
+extern "C" {
+__device__ unsigned long long moegemv_timeline[moegemv::kTimelineCtas * 4];
+}
+#endif
+
+namespace moegemv::timeline {
+
+#if MOEGEMV_TIMELINE
+__device__ __forceinline__ unsigned long long now() {
+  unsigned long long t;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+  return t;
+}
+__device__ __forceinline__ unsigned long long* slot() {
+  return blockIdx.x < kTimelineCtas ? moegemv_timeline + 4 * blockIdx.x : nullptr;
+}
+#endif
+
+// After griddepcontrol.wait (ptx::griddep_wait): thread 0 stamps.
+__device__ __forceinline__ void waited() {
+#if MOEGEMV_TIMELINE
+  if (threadIdx.x == 0 && slot()) slot()[1] = now();
+#endif
+}
+
+// Constructed first in the kernel: the start; destroyed on every way out of it: each warp's lane
+// 0 raises the end to its own time, so the CTA's end is its last warp's.
+struct Scope {
+#if MOEGEMV_TIMELINE
+  __device__ __forceinline__ Scope() {
+    if (threadIdx.x == 0 && slot()) {
+      unsigned int sm;
+      asm volatile("mov.u32 %0, %%smid;" : "=r"(sm));
+      slot()[0] = now();
+      slot()[1] = 0;
+      slot()[3] = sm;
+    }
+  }
+  __device__ __forceinline__ ~Scope() {
+    if (threadIdx.x % 32 == 0 && slot()) atomicMax(slot() + 2, now());
+  }
+#endif
+};
+
+}  // namespace moegemv::timeline

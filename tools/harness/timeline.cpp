@@ -1,0 +1,94 @@
+#include "tools/harness/timeline.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+
+#include "moegemv/errors.hpp"
+#include "runtime/driver.hpp"
+#include "runtime/registry.hpp"
+#include "templates/params.h"
+
+namespace moegemv::harness {
+
+namespace {
+
+constexpr const char* kSymbol = "moegemv_timeline";
+
+CUdeviceptr timeline_ptr(const Key& key, std::size_t& bytes) {
+  const auto kernel = detail::kernel_for(key, false);
+  CUdeviceptr ptr = 0;
+  const CUresult r = driver::api().cuModuleGetGlobal(&ptr, &bytes, kernel->module.get(), kSymbol);
+  if (r == CUDA_ERROR_NOT_FOUND)
+    throw ArgumentError("MOEGEMV_TUNE", "gu_timeline=1,dc_timeline=1 (for --timeline)",
+                        key.str() + " was built without the timeline");
+  driver::check(r, "cuModuleGetGlobal(moegemv_timeline)");
+  return ptr;
+}
+
+struct Range {
+  double lo = 0, hi = 0, median = 0;
+};
+
+Range range(std::vector<double> v) {
+  if (v.empty()) return {};
+  std::sort(v.begin(), v.end());
+  return {v.front(), v.back(), v[v.size() / 2]};
+}
+
+std::string show(const Range& r) { return fmt::format("{:.1f}-{:.1f} (median {:.1f})", r.lo, r.hi, r.median); }
+
+}  // namespace
+
+void clear_timeline(const Key& key, CUstream stream) {
+  std::size_t bytes = 0;
+  const CUdeviceptr ptr = timeline_ptr(key, bytes);
+  driver::check(driver::api().cuMemsetD8Async(ptr, 0, bytes, stream), "cuMemsetD8Async(timeline)");
+}
+
+std::vector<CtaStamp> read_timeline(const Key& key) {
+  std::size_t bytes = 0;
+  const CUdeviceptr ptr = timeline_ptr(key, bytes);
+  std::vector<unsigned long long> raw(bytes / sizeof(unsigned long long));
+  driver::check(driver::api().cuMemcpyDtoH(raw.data(), ptr, bytes), "cuMemcpyDtoH(timeline)");
+  std::vector<CtaStamp> out;
+  for (std::size_t b = 0; b + 3 < raw.size(); b += 4)
+    if (raw[b] != 0) out.push_back({raw[b], raw[b + 1], raw[b + 2], static_cast<int>(raw[b + 3])});
+  return out;
+}
+
+std::string timeline_summary(const std::vector<CtaStamp>& gate_up, const std::vector<CtaStamp>& down) {
+  if (gate_up.empty() || down.empty()) return "timeline: no stamps\n";
+  unsigned long long t0 = gate_up.front().start;
+  for (const auto& c : gate_up) t0 = std::min(t0, c.start);
+  auto us = [t0](unsigned long long t) { return (static_cast<double>(t) - static_cast<double>(t0)) * 1e-3; };
+  auto ranges = [&](const std::vector<CtaStamp>& cs, const char* name) {
+    std::vector<double> start, waited, end;
+    for (const auto& c : cs) {
+      start.push_back(us(c.start));
+      if (c.waited) waited.push_back(us(c.waited));
+      end.push_back(us(c.end));
+    }
+    return fmt::format("  {} {} CTAs: start {}, PDL wait returns {}, end {}\n", name, cs.size(),
+                       show(range(start)), waited.empty() ? "-" : show(range(waited)), show(range(end)));
+  };
+  // Per SM: the last gate_up CTA's end and the first down CTA's start there.
+  std::map<int, unsigned long long> gu_end, down_start;
+  for (const auto& c : gate_up) gu_end[c.sm] = std::max(gu_end[c.sm], c.end);
+  for (const auto& c : down)
+    down_start[c.sm] = down_start.count(c.sm) ? std::min(down_start[c.sm], c.start) : c.start;
+  std::vector<double> gaps;
+  for (const auto& [sm, start] : down_start)
+    if (gu_end.count(sm)) gaps.push_back((static_cast<double>(start) - static_cast<double>(gu_end[sm])) * 1e-3);
+  unsigned long long gu_last = 0;
+  for (const auto& c : gate_up) gu_last = std::max(gu_last, c.end);
+  int early = 0;
+  for (const auto& c : down) early += c.start < gu_last;
+  return ranges(gate_up, "gate_up") + ranges(down, "down") +
+         fmt::format("  per SM, down's first start - gate_up's last end: {} us; {} down CTAs started "
+                     "before gate_up's last CTA ended\n",
+                     show(range(gaps)), early);
+}
+
+}  // namespace moegemv::harness
