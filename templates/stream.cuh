@@ -187,9 +187,9 @@ struct ScaleFeed {
 };
 
 // Consumer: steps [first, first + n) of a filled slot into c. lo / hi: this lane's weight rows
-// (mma rows g and g + 8) at element 0; scales: the lane's scales (ParkedScales, RingScales); b: the B groups of
-// element 0 (SmemB permutation). kTwoAcc: two accumulators halve the dependent mma chain (4
-// registers more: the down kernel with 2 warps per segment spills with them).
+// (mma rows g and g + 8) at element 0; scales: the lane's scales (ParkedScales, RingScales); b:
+// the B groups of element 0 (SmemB permutation). kTwoAcc: two accumulators halve the dependent
+// mma chain (4 registers more: the down kernel with 2 warps per segment spills with them).
 template <bool kTwoAcc = true, class Scales>
 __device__ __forceinline__ void slot_dot(const unsigned char* lo, const unsigned char* hi,
                                          const Scales& scales, const ptx::U32x4* b_groups,

@@ -182,7 +182,8 @@ TEST_CASE("the streaming config fills its shape-derived fields and fits shared m
   CHECK(jit::smem_bytes(dc, jit::kernel_config(dc, "dc_sahead=2")) > jit::smem_bytes(dc));
   CHECK(jit::generate_source(glm, "sm_90", "").find("#define MOEGEMV_DC_SAHEAD 2") != std::string::npos);
   CHECK(jit::generate_source(dc, "sm_90", "").find("MOEGEMV_DC_SAHEAD") == std::string::npos);
-  CHECK(jit::generate_source(dc, "sm_90", "dc_sahead=2").find("#define MOEGEMV_DC_SAHEAD 2") != std::string::npos);
+  CHECK(jit::generate_source(dc, "sm_90", "dc_sahead=2").find("#define MOEGEMV_DC_SAHEAD 2") !=
+        std::string::npos);
   CHECK(jit::generate_source(glm, "sm_90", "dc_stream=0").find("MOEGEMV_DC_SAHEAD") == std::string::npos);
   CHECK_THROWS_WITH(jit::kernel_config(dc, "dc_sahead=3"), Catch::Contains("dc_sahead=3"));
   CHECK_THROWS_WITH(jit::kernel_config(Key{Kind::kGateUp, 7168, 2048, 2048, 8}, "gu_sahead=2"),

@@ -6,10 +6,12 @@
 using moegemv::harness::CtaStamp;
 using moegemv::harness::timeline_summary;
 
-TEST_CASE("the timeline summary gives each kernel's ranges and the per-SM hand-over", "[timeline]") {
+TEST_CASE("the timeline summary gives each kernel's ranges and the per-SM hand-over",
+          "[timeline]") {
   // ns; gate_up from 1000: SM 0 ends at 11000, SM 1 at 13000. down: SM 0 starts at 12000 (1 us
   // after gate_up's last CTA there), SM 1 at 13500 (0.5 us after); both wait until 14000.
-  const std::vector<CtaStamp> gate_up = {{1000, 1500, 11000, 0}, {1200, 1600, 13000, 1}, {2000, 2100, 9000, 0}};
+  const std::vector<CtaStamp> gate_up = {
+      {1000, 1500, 11000, 0}, {1200, 1600, 13000, 1}, {2000, 2100, 9000, 0}};
   const std::vector<CtaStamp> down = {{12000, 14000, 40000, 0}, {13500, 14000, 41000, 1}};
   const std::string s = timeline_summary(gate_up, down);
   INFO(s);

@@ -37,7 +37,9 @@ Range range(std::vector<double> v) {
   return {v.front(), v.back(), v[v.size() / 2]};
 }
 
-std::string show(const Range& r) { return fmt::format("{:.1f}-{:.1f} (median {:.1f})", r.lo, r.hi, r.median); }
+std::string show(const Range& r) {
+  return fmt::format("{:.1f}-{:.1f} (median {:.1f})", r.lo, r.hi, r.median);
+}
 
 }  // namespace
 
@@ -58,11 +60,14 @@ std::vector<CtaStamp> read_timeline(const Key& key) {
   return out;
 }
 
-std::string timeline_summary(const std::vector<CtaStamp>& gate_up, const std::vector<CtaStamp>& down) {
+std::string timeline_summary(const std::vector<CtaStamp>& gate_up,
+                             const std::vector<CtaStamp>& down) {
   if (gate_up.empty() || down.empty()) return "timeline: no stamps\n";
   unsigned long long t0 = gate_up.front().start;
   for (const auto& c : gate_up) t0 = std::min(t0, c.start);
-  auto us = [t0](unsigned long long t) { return (static_cast<double>(t) - static_cast<double>(t0)) * 1e-3; };
+  auto us = [t0](unsigned long long t) {
+    return (static_cast<double>(t) - static_cast<double>(t0)) * 1e-3;
+  };
   auto ranges = [&](const std::vector<CtaStamp>& cs, const char* name) {
     std::vector<double> start, waited, end;
     for (const auto& c : cs) {
@@ -71,7 +76,8 @@ std::string timeline_summary(const std::vector<CtaStamp>& gate_up, const std::ve
       end.push_back(us(c.end));
     }
     return fmt::format("  {} {} CTAs: start {}, PDL wait returns {}, end {}\n", name, cs.size(),
-                       show(range(start)), waited.empty() ? "-" : show(range(waited)), show(range(end)));
+                       show(range(start)), waited.empty() ? "-" : show(range(waited)),
+                       show(range(end)));
   };
   // Per SM: the last gate_up CTA's end and the first down CTA's start there.
   std::map<int, unsigned long long> gu_end, down_start;
@@ -80,15 +86,17 @@ std::string timeline_summary(const std::vector<CtaStamp>& gate_up, const std::ve
     down_start[c.sm] = down_start.count(c.sm) ? std::min(down_start[c.sm], c.start) : c.start;
   std::vector<double> gaps;
   for (const auto& [sm, start] : down_start)
-    if (gu_end.count(sm)) gaps.push_back((static_cast<double>(start) - static_cast<double>(gu_end[sm])) * 1e-3);
+    if (gu_end.count(sm))
+      gaps.push_back((static_cast<double>(start) - static_cast<double>(gu_end[sm])) * 1e-3);
   unsigned long long gu_last = 0;
   for (const auto& c : gate_up) gu_last = std::max(gu_last, c.end);
   int early = 0;
   for (const auto& c : down) early += c.start < gu_last;
   return ranges(gate_up, "gate_up") + ranges(down, "down") +
-         fmt::format("  per SM, down's first start - gate_up's last end: {} us; {} down CTAs started "
-                     "before gate_up's last CTA ended\n",
-                     show(range(gaps)), early);
+         fmt::format(
+             "  per SM, down's first start - gate_up's last end: {} us; {} down CTAs started "
+             "before gate_up's last CTA ended\n",
+             show(range(gaps)), early);
 }
 
 }  // namespace moegemv::harness

@@ -25,6 +25,7 @@ std::vector<CtaStamp> read_timeline(const Key& key);
 
 /// One paragraph: each kernel's CTA start / PDL-wait / end ranges in us from gate_up's first
 /// start, and per SM the gap between its last gate_up CTA's end and its first down CTA's start.
-std::string timeline_summary(const std::vector<CtaStamp>& gate_up, const std::vector<CtaStamp>& down);
+std::string timeline_summary(const std::vector<CtaStamp>& gate_up,
+                             const std::vector<CtaStamp>& down);
 
 }  // namespace moegemv::harness
