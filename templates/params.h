@@ -149,8 +149,8 @@ constexpr int kGateUpOrderDefault = 1;
 // The streaming down's block scales travel `sahead` units ahead of their use (stream.cuh,
 // ScaleFeed): 1 in registers, parked in one buffer of scratch per warp; 2 through a cp.async ring
 // of 3 buffers. Session 6 (runs 4, 6, 7; docs/PERF.md): 2 made the down kernel 2.5-9% faster on
-// DeepSeek-V3, GLM-4.5 and Llama-4 (0.5% slower on Qwen3-Next), and the pair with PDL 2-4%
-// faster on GLM-4.5 and Llama-4 but 1.5% slower on DeepSeek-V3 at M=1 and 2-5% at M=4 (PDL's
+// DeepSeek-V3, GLM-4.5 and Llama-4 (0.5% slower on Qwen3-Next), and the pair with PDL 1.5-4%
+// faster on GLM-4.5 and Llama-4 but 1.5% slower on DeepSeek-V3 at M=1 and 1.5-6% at M=4 (PDL's
 // overlap shrank there; cause not found). So 2 only where it measured faster with PDL.
 MOEGEMV_HD constexpr int scale_feed_buffers(int ahead) { return ahead == 1 ? 1 : ahead + 1; }
 MOEGEMV_HD constexpr int down_scale_ahead_default(int h, int i) { return h <= 5120 && i >= 1024 ? 2 : 1; }
