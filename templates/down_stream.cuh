@@ -277,7 +277,7 @@ __device__ __forceinline__ void down_stream(const DownParams& p) {
       slot_dot<CH == 1>(lo, lo + len / 4, feed.view(v, lane), b, first, n, t, c);
     }
     release(bars, index);
-    const RingPos<2> pos(u - begin);
+    const RingPos<2> pos(v);
     ptx::mbar_wait(pb.empty(pos.slot), pos.parity ^ 1);  // the combiner has read its last unit
     float* part = parts + pos.slot * (W * 8);
     if (t == 0) part[warp * 8 + row] = ptx::add_rn(c[0], c[3]);  // D[g][0] + D[g+8][1]

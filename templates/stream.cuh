@@ -10,8 +10,8 @@
 // rows a quarter-warp reads (lanes g = 2m, 2m + 1) come from two runs placed 64 bytes apart mod 128
 // (kRunPad): no bank conflict.
 // The block scales stay in global memory: each consumer lane fetches its own scale u16s one unit
-// ahead into registers (ScaleRegs) or two units ahead with cp.async into shared memory
-// (ScaleRing); ScaleFeed picks one per config.
+// ahead into registers (ScaleRegs) or two units ahead with cp.async into shared memory;
+// ScaleFeed picks one per config.
 #pragma once
 
 #include "mbarrier.cuh"
@@ -112,38 +112,12 @@ struct ScaleRegs {
   }
 };
 
-// The same scales fetched straight into shared memory (cp.async, no registers held while in
-// flight), so they can be issued further ahead: a warp's ring of kBufs buffers of kMax steps x 32
-// u32. Per step, lane (g, t) fetches the u32 of atom 2s + t/2 of its lo row (t even) or hi row
-// (t odd); lanes t and t ^ 1 then read the same two adjacent words and each takes its half.
-// Measured why (session 6, ncu): loaded a unit ahead into registers, the down's scales still
-// arrived late (10.6% of its stall samples), since one unit's copies are queued before them.
-template <int kMax, int kBufs>
-struct ScaleRing {
-  unsigned int* words;  // this warp's ring: buffer b, step i, lane l at words[(b * kMax + i) * 32 + l]
-
-  // lo / hi as for ScaleRegs::load; one commit group per call (also when nothing is fetched, so
-  // every lane counts groups alike).
-  __device__ __forceinline__ void issue(int buf, const unsigned char* lo, const unsigned char* hi,
-                                        bool fetch, int first, int n, int lane) const {
-    if (fetch) {
-      const int t = lane % 4;
-      const unsigned char* src = ((t & 1) ? hi : lo) + (2 * first + (t >> 1)) * 512;
-      const unsigned int dst = ptx::shared_addr(words + buf * kMax * 32 + lane);
-#pragma unroll
-      for (int i = 0; i < kMax; ++i)
-        if (i < n) ptx::cp_async4(dst + 128 * i, src + 1024 * i);
-    }
-    ptx::cp_async_commit();
-  }
-};
-
 // slot_dot's view of a lane's scales: step i as {lo row u16, hi row u16}.
 struct ParkedScales {  // ScaleRegs::park's words
   const unsigned int* p;
   __device__ __forceinline__ unsigned int operator()(int i) const { return p[32 * i]; }
 };
-struct RingScales {  // a ScaleRing buffer
+struct RingScales {  // a buffer of ScaleFeed's ring
   const unsigned int* p;  // the buffer's word 4g + (t & 2)
   unsigned int sel;       // t even: the words' low halves, odd: their high halves
   __device__ __forceinline__ RingScales(const unsigned int* buffer, int lane)
@@ -154,21 +128,36 @@ struct RingScales {  // a ScaleRing buffer
   }
 };
 
-// A consumer warp's block scales, kAhead units ahead of their use: 1 = ScaleRegs (registers, parked
-// at the unit's start), 2 = ScaleRing. Per unit v, in order: ready(v), then fetch(v + kAhead).
+// A consumer warp's block scales, kAhead units ahead of their use. 1: ScaleRegs (registers, parked
+// at the unit's start). 2: fetched straight into shared memory with cp.async (no registers held
+// while in flight), in a ring of kBufs buffers of kMax steps x 32 u32; per step, lane (g, t)
+// fetches the u32 of atom 2s + t/2 of its lo row (t even) or hi row (t odd), and lanes t and t ^ 1
+// then read the same two adjacent words, each taking its half (RingScales). Measured why (session
+// 6, ncu): loaded a unit ahead into registers, the down's scales still arrived late (10.6% of its
+// stall samples), since one unit's copies are queued before them.
+// Per unit v, in order: ready(v), then fetch(v + kAhead).
 template <int kAhead, int kMax>
 struct ScaleFeed {
   static constexpr int kBufs = scale_feed_buffers(kAhead);
-  unsigned int* words;  // the warp's scratch: kBufs x kMax x 32 u32
+  unsigned int* words;  // the warp's scratch: buffer b, step i, lane l at [(b * kMax + i) * 32 + l]
   ScaleRegs<kMax> regs;
 
-  // Unit v's scales (lo / hi as for ScaleRegs::load; fetch: its expert is usable).
+  // Unit v's scales (lo / hi as for ScaleRegs::load; fetch: its expert is usable). With the ring,
+  // one commit group per call, also when nothing is fetched, so every lane counts groups alike.
   __device__ __forceinline__ void fetch(int v, const unsigned char* lo, const unsigned char* hi,
                                         bool fetch, int first, int n, int lane) {
     if constexpr (kAhead == 1) {
       if (fetch) regs.load(lo, hi, first, n, lane % 4);
     } else {
-      ScaleRing<kMax, kBufs>{words}.issue(v % kBufs, lo, hi, fetch, first, n, lane);
+      if (fetch) {
+        const int t = lane % 4;
+        const unsigned char* src = ((t & 1) ? hi : lo) + (2 * first + (t >> 1)) * 512;
+        const unsigned int dst = ptx::shared_addr(words + (v % kBufs) * kMax * 32 + lane);
+#pragma unroll
+        for (int i = 0; i < kMax; ++i)
+          if (i < n) ptx::cp_async4(dst + 128 * i, src + 1024 * i);
+      }
+      ptx::cp_async_commit();
     }
   }
   // Unit v's scales in shared memory for the lanes that read them (valid: its expert is usable).
