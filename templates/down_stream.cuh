@@ -46,8 +46,39 @@ __device__ __forceinline__ void down_segment(const DownParams& p, int seg, int e
   }
 }
 
-// Producer warp: per unit and segment one slot and one bulk copy (the 8 rows). Lane j < K holds
-// the token's ids[tok, j] (one load latency per token); lane 0 issues.
+// The byte offset of a slot's second run of 4 rows past its first run's start (len: the K length):
+// kRunPad past its end with two copies per slot (MOEGEMV_DC_RUNS 2), adjacent with one.
+__device__ __forceinline__ constexpr int down_run_offset(int len) {
+  return 2 * len + (MOEGEMV_DC_RUNS == 2 ? kRunPad : 0);
+}
+
+// Producer lane: copies rows n0..n0+7 of the segment's weights `w` (K length len) into the slot
+// `claim()` returns: rows 0..3 and 4..7 as two runs, kRunPad apart (bank-conflict-free reads), or
+// (MOEGEMV_DC_RUNS 1) as one copy. kMayDecline: claim() returns -1 for "not now", and then nothing
+// is copied (false).
+template <int kSlotBytes, bool kMayDecline = false, class Claim>
+__device__ __forceinline__ bool down_fill_rows(const Barriers& bars, unsigned int slots, bool valid,
+                                               const unsigned char* w, int n0, int len, Claim claim,
+                                               unsigned long long pol) {
+#if MOEGEMV_DC_RUNS == 2
+  const unsigned char* const src[2] = {w + static_cast<long long>(n0) * (len / 2),
+                                       w + static_cast<long long>(n0 + 4) * (len / 2)};
+  const unsigned int dst[2] = {0, static_cast<unsigned int>(2 * len + kRunPad)};
+  const int index = claim();
+  if (kMayDecline && index < 0) return false;
+  fill_slot<2>(slots + index * kSlotBytes, bars.full(index), valid, src, dst, 2 * len, pol);
+#else
+  const unsigned char* const src[1] = {w + static_cast<long long>(n0) * (len / 2)};
+  const unsigned int dst[1] = {0};
+  const int index = claim();
+  if (kMayDecline && index < 0) return false;
+  fill_slot<1>(slots + index * kSlotBytes, bars.full(index), valid, src, dst, 4 * len, pol);
+#endif
+  return true;
+}
+
+// Producer warp: per unit and segment one slot. Lane j < K holds the token's ids[tok, j] (one load
+// latency per token); lane 0 issues every copy, in order.
 template <int H, int I, int SI, int K, int CH, int D>
 __device__ __forceinline__ void down_produce(const DownParams& p, const Barriers& bars,
                                              unsigned int slots, int begin, int end) {
@@ -71,14 +102,45 @@ __device__ __forceinline__ void down_produce(const DownParams& p, const Barriers
         int kt;
         down_segment<H, I, SI, K, CH, D>(p, seg, e, w, sf, kt);
         const int len = seg < K ? I : SI;
-        // Rows 0..3 and 4..7 as two runs, kRunPad apart (bank-conflict-free reads).
-        const unsigned char* const src[2] = {w + static_cast<long long>(n0) * (len / 2),
-                                             w + static_cast<long long>(n0 + 4) * (len / 2)};
-        const unsigned int dst[2] = {0, static_cast<unsigned int>(2 * len + kRunPad)};
-        const int index = wait_free<D>(bars, seg, u - begin);
-        fill_slot<2>(slots + index * S::kSlotBytes, bars.full(index), valid, src, dst, 2 * len, pol);
+        down_fill_rows<S::kSlotBytes>(bars, slots, valid, w, n0, len,
+                                      [&] { return wait_free<D>(bars, seg, u - begin); }, pol);
       }
       __syncwarp();
+    }
+  }
+}
+
+// MOEGEMV_DC_LANES: lane s < kSegs produces segment s's ring on its own, so copies of different
+// segments are issued side by side and no segment waits for another's slot (session 7: the
+// in-order producer's ~100 cycles per copy bound Qwen3-Next's down, 44 copies per CTA). The lanes
+// wait on their own empty barriers for at most kProducerPollNs at a time, so a free slot is seen
+// within that (run 5: polling without blocking and a 64 ns __nanosleep when no lane could issue
+// made GLM-4.5's down 14% slower and DeepSeek-V3's 5%).
+constexpr unsigned int kProducerPollNs = 100;
+
+template <int H, int I, int SI, int K, int CH, int D>
+__device__ __forceinline__ void down_produce_lanes(const DownParams& p, const Barriers& bars,
+                                                   unsigned int slots, int begin, int end) {
+  using S = DownStream<H, I, SI, K, CH, D>;
+  static_assert(S::kSegs <= 32, "one producer lane per segment");
+  const int lane = threadIdx.x % 32, seg = lane;
+  const unsigned long long pol = ptx::evict_first_policy();
+  int u = seg < S::kSegs ? begin : end, tok = -1, e = -1;
+  while (__any_sync(0xffffffffu, u < end)) {
+    if (u < end) {
+      if (u / S::kTiles != tok) tok = u / S::kTiles, e = seg < K ? p.ids[tok * K + seg] : -1;
+      const unsigned char* w;
+      const unsigned char* sf;
+      int kt;
+      down_segment<H, I, SI, K, CH, D>(p, seg, e, w, sf, kt);
+      const RingPos<D> pos(u - begin);
+      const int index = seg * D + pos.slot;
+      auto claim = [&] {
+        return ptx::mbar_try_wait_for(bars.empty(index), pos.parity ^ 1, kProducerPollNs) ? index : -1;
+      };
+      if (down_fill_rows<S::kSlotBytes, true>(bars, slots, seg == K || (e >= 0 && e < p.e), w,
+                                              (u % S::kTiles) * 8, seg < K ? I : SI, claim, pol))
+        ++u;
     }
   }
 }
@@ -199,7 +261,7 @@ __device__ __forceinline__ void down_stream(const DownParams& p) {
   unsigned int* scale_words = reinterpret_cast<unsigned int*>(tok_mem) + down_stream_token_bytes(K) / 4 +
                               warp * scale_feed_buffers(MOEGEMV_DC_SAHEAD) * S::kMax * 32;  // ScaleFeed's
   // Lane g's output row of the unit's 8: rows g/2 (g even, run 0..3) and 4 + g/2 (g odd, run
-  // 4..7), so a quarter-warp reads one row of each run (stream.cuh, kRunPad).
+  // 4..7), so a quarter-warp reads one row of each run (stream.cuh, kRunPad; down_run_offset).
   const int row = (g & 1) * 4 + g / 2;
 
   int begin, end;
@@ -213,7 +275,8 @@ __device__ __forceinline__ void down_stream(const DownParams& p) {
   }
   __syncthreads();
   if (warp == W) {
-    down_produce<H, I, SI, K, CH, D>(p, bars, ptx::shared_addr(slot_mem), begin, end);
+    if (MOEGEMV_DC_LANES) down_produce_lanes<H, I, SI, K, CH, D>(p, bars, ptx::shared_addr(slot_mem), begin, end);
+    else down_produce<H, I, SI, K, CH, D>(p, bars, ptx::shared_addr(slot_mem), begin, end);
     return;
   }
   if (warp == W + 1) {
@@ -273,7 +336,7 @@ __device__ __forceinline__ void down_stream(const DownParams& p) {
     const int index = wait_filled<D>(bars, seg, v);
     if (valid) {
       const unsigned char* lo =
-          slot_mem + index * S::kSlotBytes + (g & 1) * (2 * len + kRunPad) + (g / 2) * (len / 2);
+          slot_mem + index * S::kSlotBytes + (g & 1) * down_run_offset(len) + (g / 2) * (len / 2);
       slot_dot<CH == 1>(lo, lo + len / 4, feed.view(v, lane), b, first, n, t, c);
     }
     release(bars, index);

@@ -41,6 +41,20 @@ __device__ __forceinline__ bool mbar_try_wait(unsigned int bar, unsigned int par
   return done != 0;
 }
 
+// The same test, suspending at most about `ns` nanoseconds while the phase is incomplete: for a
+// warp whose lanes wait on different barriers (a converged try_wait returns once every lane has
+// its answer, so a short bound keeps one lane's wait from holding up the others).
+__device__ __forceinline__ bool mbar_try_wait_for(unsigned int bar, unsigned int parity, unsigned int ns) {
+  unsigned int done;
+  asm volatile(
+      "{ .reg .pred p; mbarrier.try_wait.parity.acquire.cta.shared::cta.b64 p, [%1], %2, %3; "
+      "selp.u32 %0, 1, 0, p; }"
+      : "=r"(done)
+      : "r"(bar), "r"(parity), "r"(ns)
+      : "memory");
+  return done != 0;
+}
+
 __device__ __forceinline__ void mbar_wait(unsigned int bar, unsigned int parity) {
   while (!mbar_try_wait(bar, parity)) {
   }

@@ -82,6 +82,15 @@ struct StreamReadParams {
 #ifndef MOEGEMV_DC_SAHEAD
 #define MOEGEMV_DC_SAHEAD 1
 #endif
+// The streaming down's copies (down_stream.cuh): MOEGEMV_DC_RUNS 2 = a slot's 8 rows as two runs
+// of 4, kRunPad apart (no bank conflict), 1 = one copy of all 8 (2-way conflicts, half the
+// copies); MOEGEMV_DC_LANES 1 = each segment's copy issued by its own producer lane.
+#ifndef MOEGEMV_DC_RUNS
+#define MOEGEMV_DC_RUNS 2
+#endif
+#ifndef MOEGEMV_DC_LANES
+#define MOEGEMV_DC_LANES 0
+#endif
 
 // DIAGNOSTIC (MOEGEMV_TIMELINE, templates/timeline.cuh): CTAs whose start / PDL wait / end are
 // recorded (later CTAs are not).
@@ -110,6 +119,8 @@ struct KernelConfig {
   int knock;       // DIAGNOSTIC ONLY, wrong results: bits of work removed from the classic kernels
                    // to see what bounds them (MOEGEMV_KNOCK below); 0 in real use
   int timeline;    // DIAGNOSTIC ONLY: 1 = CTA timestamps (MOEGEMV_TIMELINE, timeline.cuh); 0 in real use
+  int runs;        // streaming down_combine: copies per 8-row slot, 1 or 2 (MOEGEMV_DC_RUNS); 0 in gate_up
+  int lanes;       // streaming down_combine: 1 = one producer lane per segment (MOEGEMV_DC_LANES)
 };
 
 // One 256-element step of one warp in the shared-memory ring (templates/ring.cuh): 32 lanes x
@@ -154,14 +165,22 @@ constexpr int kGateUpOrderDefault = 1;
 // overlap shrank there; cause not found). So 2 only where it measured faster with PDL.
 MOEGEMV_HD constexpr int scale_feed_buffers(int ahead) { return ahead == 1 ? 1 : ahead + 1; }
 MOEGEMV_HD constexpr int down_scale_ahead_default(int h, int i) { return h <= 5120 && i >= 1024 ? 2 : 1; }
+// Session 7 (runs 4-6, A/B in each): the streaming down's producer lane 0 issues ~100 cycles per
+// copy; at I = 512 (1 KB runs, 22 copies per unit on Qwen3-Next) that bounds the kernel, and one
+// producer lane per segment made Qwen3-Next's down 20% faster at M=1 (8.6 -> 6.9 us) and 32% at
+// M=4 (24.5 -> 16.6), the pair with PDL 10% / 20%. On the larger I it made DeepSeek-V3's down 5%
+// and GLM-4.5's 14% slower (Llama-4 +1%), so only there. One copy per slot (dc_runs=1) measured
+// -10% on Qwen3-Next in order but +7% with the lanes, -2..5% on GLM-4.5, +-1% elsewhere: not used.
+MOEGEMV_HD constexpr int down_producer_lanes_default(int i) { return i <= 512 ? 1 : 0; }
 MOEGEMV_HD constexpr KernelConfig default_gate_up_config(int h, int k) {
   const int split = gate_up_split_default(h, k) ? 1 : 0;
   const int warps = gate_up_warps_default(h);
   return {warps, 2, 0, gate_up_min_blocks(split, warps), 0, 0, split, kStreamGateUpDefault, 0, 0,
-          kGateUpStageDefault, kGateUpOrderDefault, 0, 0, 0};
+          kGateUpStageDefault, kGateUpOrderDefault, 0, 0, 0, 0, 0};
 }
 MOEGEMV_HD constexpr KernelConfig default_down_config(int h, int i, int si, int k) {
-  return {4, 2, 1, 4, 0, 0, 1, kStreamDownDefault, 0, 0, 0, 0, down_scale_ahead_default(h, i), 0, 0};
+  return {4, 2, 1, 4, 0, 0, 1, kStreamDownDefault, 0, 0, 0, 0, down_scale_ahead_default(h, i), 0, 0,
+          2, down_producer_lanes_default(i)};
 }
 
 MOEGEMV_HD constexpr int ceil_div(int a, int b) { return (a + b - 1) / b; }

@@ -188,6 +188,24 @@ TEST_CASE("the streaming config fills its shape-derived fields and fits shared m
   CHECK_THROWS_WITH(jit::kernel_config(dc, "dc_sahead=3"), Catch::Contains("dc_sahead=3"));
   CHECK_THROWS_WITH(jit::kernel_config(Key{Kind::kGateUp, 7168, 2048, 2048, 8}, "gu_sahead=2"),
                     Catch::Contains("gu_sahead=2"));
+  // The producer's copies (session 7): two runs per slot; one producer lane per segment only at
+  // I <= 512 (Qwen3-Next), lane 0 in order elsewhere; bad values name themselves; gate_up has no
+  // such knob.
+  const Key qwen{Kind::kDownCombine, 2048, 512, 512, 10};
+  CHECK(jit::kernel_config(dc, "").runs == 2);
+  CHECK(jit::kernel_config(dc, "").lanes == 0);
+  CHECK(jit::kernel_config(glm, "").lanes == 0);
+  CHECK(jit::kernel_config(qwen, "").lanes == 1);
+  CHECK(jit::kernel_config(qwen, "dc_lanes=0").lanes == 0);
+  CHECK(jit::generate_source(qwen, "sm_90", "").find("#define MOEGEMV_DC_LANES 1") != std::string::npos);
+  CHECK(jit::kernel_config(dc, "dc_runs=1,dc_lanes=1").runs == 1);
+  CHECK(jit::kernel_config(dc, "dc_runs=1,dc_lanes=1").lanes == 1);
+  CHECK(jit::generate_source(dc, "sm_90", "").find("MOEGEMV_DC_RUNS") == std::string::npos);
+  CHECK(jit::generate_source(dc, "sm_90", "").find("MOEGEMV_DC_LANES") == std::string::npos);
+  CHECK_THROWS_WITH(jit::kernel_config(dc, "dc_runs=3"), Catch::Contains("dc_runs=3"));
+  CHECK_THROWS_WITH(jit::kernel_config(dc, "dc_lanes=2"), Catch::Contains("dc_lanes=2"));
+  CHECK_THROWS_WITH(jit::kernel_config(Key{Kind::kGateUp, 7168, 2048, 2048, 8}, "gu_runs=1"),
+                    Catch::Contains("gu_runs=1"));
   // An explicit depth is kept; one that does not fit falls back to the classic kernel.
   CHECK(jit::kernel_config(dc, "dc_stream=1,dc_pipe=2").pipe == 2);
   CHECK(jit::kernel_config(dc, "dc_stream=1,dc_pipe=8").stream == 0);

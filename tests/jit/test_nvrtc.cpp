@@ -2,6 +2,7 @@
 #include <fmt/format.h>
 
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "jit/codegen.hpp"
@@ -73,13 +74,18 @@ TEST_CASE("the streaming kernels compile without spills for every shape that tak
   }
 }
 
-TEST_CASE("the streaming down compiles without spills with either scale feed", "[nvrtc]") {
+TEST_CASE("the streaming down compiles without spills with either scale feed and producer", "[nvrtc]") {
+  const std::pair<const char*, const char*> tunes[] = {{"dc_sahead=1", nullptr},
+                                                       {"dc_sahead=2", "#define MOEGEMV_DC_SAHEAD 2"},
+                                                       {"dc_runs=1", "#define MOEGEMV_DC_RUNS 1"},
+                                                       {"dc_lanes=1", "#define MOEGEMV_DC_LANES 1"}};
   for (const Key& key : issue_keys()) {
     if (key.kind != Kind::kDownCombine || key.i % 256 != 0 || key.si % 256 != 0) continue;
-    for (const char* tune : {"dc_sahead=1", "dc_sahead=2"}) {
+    for (const auto& [tune, define] : tunes) {
       INFO(key.str() << " " << tune);
       const std::string source = jit::generate_source(key, "sm_90", tune);
-      CHECK((source.find("#define MOEGEMV_DC_SAHEAD 2") != std::string::npos) == (tune[10] == '2'));
+      if (define) CHECK(source.find(define) != std::string::npos);
+      if (!define) CHECK(source.find("#define MOEGEMV_DC_SAHEAD 2") == std::string::npos);
       auto out = jit::compile(source, key.str(), "sm_90", jit::compile_options("sm_90"));
       CHECK(out.cubin.size() > 1000);
       CHECK_FALSE(spills(out.log));
