@@ -1,0 +1,139 @@
+// The streaming down_combine's shape constants, its segments' weights, and its producer warp
+// (down_stream.cuh): per unit (token, 8 output rows) and segment (routed expert j, then the shared
+// expert) one slot of its segment's ring, filled by bulk copies. In order from lane 0 (the default
+// where copies are large), or one lane per segment (MOEGEMV_DC_LANES, where they are small).
+#pragma once
+
+#include "down_combine.cuh"
+#include "stream.cuh"
+
+namespace moegemv {
+
+template <int H, int I, int SI, int K, int CH, int D>
+struct DownStream {
+  static constexpr int kSegs = down_stream_segments(SI, K);
+  static constexpr int kWarps = down_stream_warps(SI, K, CH);
+  static constexpr int kSlotBytes = down_stream_slot_bytes(I, SI);
+  static constexpr int kMax = down_stream_max_steps(I, SI, CH);
+  static constexpr int kTiles = H / 8;
+  static constexpr int kKt = ceil_div(I / 16, 4);
+  static constexpr int kKts = ceil_div(SI / 16, 4);
+};
+
+// Segment seg's weights and scales (routed expert e, or the shared expert).
+template <int H, int I, int SI, int K, int CH, int D>
+__device__ __forceinline__ void down_segment(const DownParams& p, int seg, int e, const unsigned char*& w,
+                                             const unsigned char*& sf, int& kt) {
+  using S = DownStream<H, I, SI, K, CH, D>;
+  if (seg < K) {
+    const long long ev = e >= 0 && e < p.e ? e : 0;
+    w = p.w2 + ev * H * (I / 2);
+    sf = p.w2_sf + ev * ceil_div(H, 128) * S::kKt * 512;
+    kt = S::kKt;
+  } else {
+    w = p.wsd;
+    sf = p.ssd;
+    kt = S::kKts;
+  }
+}
+
+// The byte offset of a slot's second run of 4 rows past its first run's start (len: the K length):
+// kRunPad past its end with two copies per slot (MOEGEMV_DC_RUNS 2), adjacent with one.
+__device__ __forceinline__ constexpr int down_run_offset(int len) {
+  return 2 * len + (MOEGEMV_DC_RUNS == 2 ? kRunPad : 0);
+}
+
+// Producer lane: copies rows n0..n0+7 of the segment's weights `w` (K length len) into the slot
+// `claim()` returns: rows 0..3 and 4..7 as two runs, kRunPad apart (bank-conflict-free reads), or
+// (MOEGEMV_DC_RUNS 1) as one copy. kMayDecline: claim() returns -1 for "not now", and then nothing
+// is copied (false).
+template <int kSlotBytes, bool kMayDecline = false, class Claim>
+__device__ __forceinline__ bool down_fill_rows(const Barriers& bars, unsigned int slots, bool valid,
+                                               const unsigned char* w, int n0, int len, Claim claim,
+                                               unsigned long long pol) {
+#if MOEGEMV_DC_RUNS == 2
+  const unsigned char* const src[2] = {w + static_cast<long long>(n0) * (len / 2),
+                                       w + static_cast<long long>(n0 + 4) * (len / 2)};
+  const unsigned int dst[2] = {0, static_cast<unsigned int>(2 * len + kRunPad)};
+  const int index = claim();
+  if (kMayDecline && index < 0) return false;
+  fill_slot<2>(slots + index * kSlotBytes, bars.full(index), valid, src, dst, 2 * len, pol);
+#else
+  const unsigned char* const src[1] = {w + static_cast<long long>(n0) * (len / 2)};
+  const unsigned int dst[1] = {0};
+  const int index = claim();
+  if (kMayDecline && index < 0) return false;
+  fill_slot<1>(slots + index * kSlotBytes, bars.full(index), valid, src, dst, 4 * len, pol);
+#endif
+  return true;
+}
+
+// Producer warp: per unit and segment one slot. Lane j < K holds the token's ids[tok, j] (one load
+// latency per token); lane 0 issues every copy, in order.
+template <int H, int I, int SI, int K, int CH, int D>
+__device__ __forceinline__ void down_produce(const DownParams& p, const Barriers& bars,
+                                             unsigned int slots, int begin, int end) {
+  using S = DownStream<H, I, SI, K, CH, D>;
+  const int lane = threadIdx.x % 32;
+  const unsigned long long pol = ptx::evict_first_policy();
+  int tok = -1, lane_id = -1;
+  for (int u = begin; u < end; ++u) {
+    if (u / S::kTiles != tok) {
+      tok = u / S::kTiles;
+      lane_id = lane < K ? p.ids[tok * K + lane] : -1;
+    }
+    const int n0 = (u % S::kTiles) * 8;
+#pragma unroll 1
+    for (int seg = 0; seg < S::kSegs; ++seg) {
+      const int e = __shfl_sync(0xffffffffu, lane_id, seg < K ? seg : 0);
+      if (lane == 0) {
+        const bool valid = seg == K || (e >= 0 && e < p.e);
+        const unsigned char* w;
+        const unsigned char* sf;
+        int kt;
+        down_segment<H, I, SI, K, CH, D>(p, seg, e, w, sf, kt);
+        const int len = seg < K ? I : SI;
+        down_fill_rows<S::kSlotBytes>(bars, slots, valid, w, n0, len,
+                                      [&] { return wait_free<D>(bars, seg, u - begin); }, pol);
+      }
+      __syncwarp();
+    }
+  }
+}
+
+// MOEGEMV_DC_LANES: lane s < kSegs produces segment s's ring on its own, so copies of different
+// segments are issued side by side and no segment waits for another's slot (session 7: the
+// in-order producer's ~100 cycles per copy bound Qwen3-Next's down, 44 copies per CTA). The lanes
+// wait on their own empty barriers for at most kProducerPollNs at a time, so a free slot is seen
+// within that (run 5: polling without blocking and a 64 ns __nanosleep when no lane could issue
+// made GLM-4.5's down 14% slower and DeepSeek-V3's 5%).
+constexpr unsigned int kProducerPollNs = 100;
+
+template <int H, int I, int SI, int K, int CH, int D>
+__device__ __forceinline__ void down_produce_lanes(const DownParams& p, const Barriers& bars,
+                                                   unsigned int slots, int begin, int end) {
+  using S = DownStream<H, I, SI, K, CH, D>;
+  static_assert(S::kSegs <= 32, "one producer lane per segment");
+  const int lane = threadIdx.x % 32, seg = lane;
+  const unsigned long long pol = ptx::evict_first_policy();
+  int u = seg < S::kSegs ? begin : end, tok = -1, e = -1;
+  while (__any_sync(0xffffffffu, u < end)) {
+    if (u < end) {
+      if (u / S::kTiles != tok) tok = u / S::kTiles, e = seg < K ? p.ids[tok * K + seg] : -1;
+      const unsigned char* w;
+      const unsigned char* sf;
+      int kt;
+      down_segment<H, I, SI, K, CH, D>(p, seg, e, w, sf, kt);
+      const RingPos<D> pos(u - begin);
+      const int index = seg * D + pos.slot;
+      auto claim = [&] {
+        return ptx::mbar_try_wait_for(bars.empty(index), pos.parity ^ 1, kProducerPollNs) ? index : -1;
+      };
+      if (down_fill_rows<S::kSlotBytes, true>(bars, slots, seg == K || (e >= 0 && e < p.e), w,
+                                              (u % S::kTiles) * 8, seg < K ? I : SI, claim, pol))
+        ++u;
+    }
+  }
+}
+
+}  // namespace moegemv
