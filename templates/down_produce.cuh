@@ -1,7 +1,8 @@
 // The streaming down_combine's shape constants, its segments' weights, and its producer warp
 // (down_stream.cuh): per unit (token, 8 output rows) and segment (routed expert j, then the shared
 // expert) one slot of its segment's ring, filled by bulk copies. In order from lane 0 (the default
-// where copies are large), or one lane per segment (MOEGEMV_DC_LANES, where they are small).
+// where copies are large), or one lane per segment (MOEGEMV_DC_LANES 1, where they are small; 2
+// and 3 are untested variants of it).
 #pragma once
 
 #include "down_combine.cuh"
@@ -43,28 +44,43 @@ __device__ __forceinline__ constexpr int down_run_offset(int len) {
   return 2 * len + (MOEGEMV_DC_RUNS == 2 ? kRunPad : 0);
 }
 
-// Producer lane: copies rows n0..n0+7 of the segment's weights `w` (K length len) into the slot
-// `claim()` returns: rows 0..3 and 4..7 as two runs, kRunPad apart (bank-conflict-free reads), or
-// (MOEGEMV_DC_RUNS 1) as one copy. kMayDecline: claim() returns -1 for "not now", and then nothing
-// is copied (false).
+// One slot's copy, prepared: rows n0..n0+7 of a segment's weights `w` (K length len) as two runs
+// of 4 rows placed kRunPad apart (bank-conflict-free reads), or (MOEGEMV_DC_RUNS 1) as one run.
+struct DownCopy {
+  static constexpr int kRuns = MOEGEMV_DC_RUNS == 2 ? 2 : 1;
+  const unsigned char* src[kRuns];
+  unsigned int dst[kRuns];
+  unsigned int bytes;  // per run
+  bool valid;          // false: a skipped expert (the slot's phase completes with no bytes)
+};
+
+__device__ __forceinline__ DownCopy down_copy(const unsigned char* w, int n0, int len, bool valid) {
+#if MOEGEMV_DC_RUNS == 2
+  return {{w + static_cast<long long>(n0) * (len / 2), w + static_cast<long long>(n0 + 4) * (len / 2)},
+          {0, static_cast<unsigned int>(2 * len + kRunPad)},
+          static_cast<unsigned int>(2 * len),
+          valid};
+#else
+  return {{w + static_cast<long long>(n0) * (len / 2)}, {0}, static_cast<unsigned int>(4 * len), valid};
+#endif
+}
+
+template <int kSlotBytes>
+__device__ __forceinline__ void down_issue(const Barriers& bars, unsigned int slots, int index,
+                                           const DownCopy& c, unsigned long long pol) {
+  fill_slot<DownCopy::kRuns>(slots + index * kSlotBytes, bars.full(index), c.valid, c.src, c.dst, c.bytes, pol);
+}
+
+// Producer lane: the copy of rows n0.. of `w` into the slot `claim()` returns. kMayDecline:
+// claim() returns -1 for "not now", and then nothing is copied (false).
 template <int kSlotBytes, bool kMayDecline = false, class Claim>
 __device__ __forceinline__ bool down_fill_rows(const Barriers& bars, unsigned int slots, bool valid,
                                                const unsigned char* w, int n0, int len, Claim claim,
                                                unsigned long long pol) {
-#if MOEGEMV_DC_RUNS == 2
-  const unsigned char* const src[2] = {w + static_cast<long long>(n0) * (len / 2),
-                                       w + static_cast<long long>(n0 + 4) * (len / 2)};
-  const unsigned int dst[2] = {0, static_cast<unsigned int>(2 * len + kRunPad)};
+  const DownCopy c = down_copy(w, n0, len, valid);
   const int index = claim();
   if (kMayDecline && index < 0) return false;
-  fill_slot<2>(slots + index * kSlotBytes, bars.full(index), valid, src, dst, 2 * len, pol);
-#else
-  const unsigned char* const src[1] = {w + static_cast<long long>(n0) * (len / 2)};
-  const unsigned int dst[1] = {0};
-  const int index = claim();
-  if (kMayDecline && index < 0) return false;
-  fill_slot<1>(slots + index * kSlotBytes, bars.full(index), valid, src, dst, 4 * len, pol);
-#endif
+  down_issue<kSlotBytes>(bars, slots, index, c, pol);
   return true;
 }
 
@@ -132,6 +148,48 @@ __device__ __forceinline__ void down_produce_lanes(const DownParams& p, const Ba
       if (down_fill_rows<S::kSlotBytes, true>(bars, slots, seg == K || (e >= 0 && e < p.e), w,
                                               (u % S::kTiles) * 8, seg < K ? I : SI, claim, pol))
         ++u;
+    }
+  }
+}
+
+// MOEGEMV_DC_LANES 2 / 3 (session 7, built after the device time was spent; not run on a GPU):
+// one lane per segment as above, but each lane prepares its next copy (ids at a token change,
+// addresses) right after issuing the last one, so a slot that frees is refilled with nothing but
+// the arrival and the copies after the wait; run 6's SASS of mode 1 had the address math behind the
+// wait, the suspected reason it lost 5-14% on DeepSeek-V3 and GLM-4.5. 2 waits as mode 1 (bounded
+// try_wait), 3 polls without suspending (mbarrier.test_wait), in case the converged wait holds
+// lanes whose slot is free.
+template <int H, int I, int SI, int K, int CH, int D>
+__device__ __forceinline__ void down_produce_ahead(const DownParams& p, const Barriers& bars,
+                                                   unsigned int slots, int begin, int end) {
+  using S = DownStream<H, I, SI, K, CH, D>;
+  static_assert(S::kSegs <= 32, "one producer lane per segment");
+  const int lane = threadIdx.x % 32, seg = lane;
+  const unsigned long long pol = ptx::evict_first_policy();
+  int u = seg < S::kSegs ? begin : end, tok = -1, e = -1;
+  DownCopy next{};
+  auto prepare = [&] {  // unit u's copy
+    if (u >= end) return;
+    if (u / S::kTiles != tok) tok = u / S::kTiles, e = seg < K ? p.ids[tok * K + seg] : -1;
+    const unsigned char* w;
+    const unsigned char* sf;
+    int kt;
+    down_segment<H, I, SI, K, CH, D>(p, seg, e, w, sf, kt);
+    next = down_copy(w, (u % S::kTiles) * 8, seg < K ? I : SI, seg == K || (e >= 0 && e < p.e));
+  };
+  prepare();
+  while (__any_sync(0xffffffffu, u < end)) {
+    if (u < end) {
+      const RingPos<D> pos(u - begin);
+      const int index = seg * D + pos.slot;
+      const bool free = MOEGEMV_DC_LANES == 3 ? ptx::mbar_test_wait(bars.empty(index), pos.parity ^ 1)
+                                              : ptx::mbar_try_wait_for(bars.empty(index), pos.parity ^ 1,
+                                                                       kProducerPollNs);
+      if (free) {
+        down_issue<S::kSlotBytes>(bars, slots, index, next, pol);
+        ++u;
+        prepare();
+      }
     }
   }
 }

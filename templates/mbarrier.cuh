@@ -55,6 +55,18 @@ __device__ __forceinline__ bool mbar_try_wait_for(unsigned int bar, unsigned int
   return done != 0;
 }
 
+// The test alone, never suspending.
+__device__ __forceinline__ bool mbar_test_wait(unsigned int bar, unsigned int parity) {
+  unsigned int done;
+  asm volatile(
+      "{ .reg .pred p; mbarrier.test_wait.parity.acquire.cta.shared::cta.b64 p, [%1], %2; "
+      "selp.u32 %0, 1, 0, p; }"
+      : "=r"(done)
+      : "r"(bar), "r"(parity)
+      : "memory");
+  return done != 0;
+}
+
 __device__ __forceinline__ void mbar_wait(unsigned int bar, unsigned int parity) {
   while (!mbar_try_wait(bar, parity)) {
   }

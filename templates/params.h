@@ -84,7 +84,8 @@ struct StreamReadParams {
 #endif
 // The streaming down's copies (down_stream.cuh): MOEGEMV_DC_RUNS 2 = a slot's 8 rows as two runs
 // of 4, kRunPad apart (no bank conflict), 1 = one copy of all 8 (2-way conflicts, half the
-// copies); MOEGEMV_DC_LANES 1 = each segment's copy issued by its own producer lane.
+// copies); MOEGEMV_DC_LANES 1 = each segment's copy issued by its own producer lane (2, 3:
+// variants, down_produce.cuh).
 #ifndef MOEGEMV_DC_RUNS
 #define MOEGEMV_DC_RUNS 2
 #endif
@@ -120,7 +121,8 @@ struct KernelConfig {
                    // to see what bounds them (MOEGEMV_KNOCK below); 0 in real use
   int timeline;    // DIAGNOSTIC ONLY: 1 = CTA timestamps (MOEGEMV_TIMELINE, timeline.cuh); 0 in real use
   int runs;        // streaming down_combine: copies per 8-row slot, 1 or 2 (MOEGEMV_DC_RUNS); 0 in gate_up
-  int lanes;       // streaming down_combine: 1 = one producer lane per segment (MOEGEMV_DC_LANES)
+  int lanes;       // streaming down_combine: 1 = one producer lane per segment (MOEGEMV_DC_LANES;
+                   // 2, 3: its untested variants that prepare each copy before waiting)
 };
 
 // One 256-element step of one warp in the shared-memory ring (templates/ring.cuh): 32 lanes x

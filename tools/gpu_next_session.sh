@@ -1,21 +1,21 @@
 #!/usr/bin/env bash
-# For the session after 6, first device run (prints everything; nothing to fetch):
-# 1. the first run of `bench --timeline` (built in session 6, never run on a GPU): DeepSeek-V3 at
-#    M = 1 and 4, the default down (scales in registers) against dc_sahead=2 (the cp.async ring,
-#    which cut PDL's gain there from 2.7 to -1 us at M=1 and ~18 to 2-9 us at M=4);
-# 2. the A/B session 6 owes: the ring (default on GLM-4.5 and Llama-4) at M = 8 and 16, against
-#    dc_sahead=1, order A B B A.
+# For the session after 7, first device run (prints everything; nothing to fetch):
+# 1. the check of the two untested producer variants (dc_lanes=2, 3: one lane per segment that
+#    prepares each copy before waiting; 3 polls without suspending) on the streaming shapes;
+# 2. their A/B against the in-order producer (dc_lanes=0) and session 7's lanes (dc_lanes=1) on
+#    the four presets, mirrored order. Session 7 measured lanes=1 20% faster on Qwen3-Next's down
+#    but 5-14% slower on DeepSeek-V3 and GLM-4.5; if 2 or 3 wins everywhere, it becomes the one
+#    producer.
 set -u
-export MOEGEMV_CACHE_DIR=/tmp/moegemv-cache
-for tune in "" ",dc_sahead=2"; do
-  echo "== MOEGEMV_TUNE=gu_timeline=1,dc_timeline=1$tune"
-  MOEGEMV_TUNE="gu_timeline=1,dc_timeline=1$tune" timeout 120 .gpubin/moegemv bench --timeline \
-    --model deepseek-v3 --m 1,4 --batches 5 2>&1 | grep -vE "^(model|deepseek|device|kernel|PDL)" |
-    grep -vE "^\s*$" | head -40
+out=${OUT:-/tmp/out}
+mkdir -p "$out"
+export MOEGEMV_CACHE_DIR=/tmp/cache_moegemv
+for tune in dc_lanes=2 dc_lanes=3; do
+  MOEGEMV_TUNE=$tune timeout 150 .gpubin/moegemv check --shape 7168:2048:2048:8 --shape 2048:512:512:10 \
+    --shape 5120:8192:8192:1 --shape 5120:1536:1536:8 --shape 2048:768:0:8 --m 1,3,16 --e 16 --replays 3 \
+    > "$out/check_$tune.log" 2>&1
+  echo "== check $tune rc=$? (1 is also the known act/sact elements)"
+  tools/check_summary.sh "$out/check_$tune.log"
 done
-for v in b1:dc_sahead=1 a1: a2: b2:dc_sahead=1; do
-  name=${v%%:*}; tune=${v#*:}
-  MOEGEMV_TUNE="$tune" timeout 150 .gpubin/moegemv bench --model glm-4.5,llama4-maverick --m 8,16 --batches 7 \
-    2>&1 | grep -E "^(glm|llama)" | grep -E " down |pair_pdl" |
-    awk -v n="$name" '{printf "%s %-16s M=%-2s %-9s %8s %7s %6s\n", n, $1, $2, $3, $4, $5, $8}'
-done | sort -k2,2 -k3,3 -k4,4 -k1,1
+VARIANTS="i:dc_lanes=0 l:dc_lanes=1 p:dc_lanes=2 s:dc_lanes=3 s:dc_lanes=3 p:dc_lanes=2 l:dc_lanes=1 i:dc_lanes=0" \
+  tools/gpu_s7_producer.sh

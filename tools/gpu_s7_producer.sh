@@ -3,6 +3,8 @@
 # run 3: 18% of samples at the full barrier) with 44 bulk copies per CTA. Variants in one run,
 # order a n r l b b l r n a: a = the build before (moegemv_a), n = this build's default,
 # r = dc_runs=1 (one copy per slot), l = dc_lanes=1 (one producer lane per segment), b = both.
+# VARIANTS="name:MOEGEMV_TUNE ..." replaces the list (name a runs .gpubin/moegemv_a); the table
+# goes to stdout: per preset, M and mode, each variant's us per layer in run order.
 set -u
 for v in ${VARIANTS:-a: n: r:dc_runs=1 l:dc_lanes=1 b:dc_runs=1,dc_lanes=1 b:dc_runs=1,dc_lanes=1 l:dc_lanes=1 r:dc_runs=1 n: a:}; do
   name=${v%%:*}; tune=${v#*:}; bin=moegemv; [ "$name" = a ] && bin=moegemv_a

@@ -78,7 +78,9 @@ TEST_CASE("the streaming down compiles without spills with either scale feed and
   const std::pair<const char*, const char*> tunes[] = {{"dc_sahead=1", nullptr},
                                                        {"dc_sahead=2", "#define MOEGEMV_DC_SAHEAD 2"},
                                                        {"dc_runs=1", "#define MOEGEMV_DC_RUNS 1"},
-                                                       {"dc_lanes=1", "#define MOEGEMV_DC_LANES 1"}};
+                                                       {"dc_lanes=1", "#define MOEGEMV_DC_LANES 1"},
+                                                       {"dc_lanes=2", "#define MOEGEMV_DC_LANES 2"},
+                                                       {"dc_lanes=3", "#define MOEGEMV_DC_LANES 3"}};
   for (const Key& key : issue_keys()) {
     if (key.kind != Kind::kDownCombine || key.i % 256 != 0 || key.si % 256 != 0) continue;
     for (const auto& [tune, define] : tunes) {
