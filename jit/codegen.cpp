@@ -161,6 +161,7 @@ std::string config_defines(const KernelConfig& c) {
   if (c.stream && c.sahead == 2) d += "#define MOEGEMV_DC_SAHEAD 2\n";
   if (c.stream && c.runs == 1) d += "#define MOEGEMV_DC_RUNS 1\n";
   if (c.stream && c.lanes) d += fmt::format("#define MOEGEMV_DC_LANES {}\n", c.lanes);
+  if (c.stream && c.early) d += "#define MOEGEMV_DC_EARLY 1\n";
   if (c.timeline) d += "#define MOEGEMV_TIMELINE 1\n";
   return d;
 }
@@ -210,11 +211,12 @@ KernelConfig kernel_config(const Key& key, const std::string& tune) {
     else if (field == "sahead" && !gu && (value == 1 || value == 2)) c.sahead = value;
     else if (field == "runs" && !gu && (value == 1 || value == 2)) c.runs = value;
     else if (field == "lanes" && !gu && value <= 3) c.lanes = value;
+    else if (field == "early" && !gu && value <= 1) c.early = value;
     else if (field == "timeline" && value <= 1) c.timeline = value;
     else throw ArgumentError("MOEGEMV_TUNE",
                              "warps 1..32, pipe 1..8, direct 0|1, minb 1..16, l2 0|1, gu_ring 0|1, "
                              "dc_ring 0|1|2, split 0|1, stream 0|1, dc_chunks 1..16, gu_slots 1..8, "
-                             "gu_stage 0|1, gu_order 0|1, dc_sahead 1|2, dc_runs 1|2, dc_lanes 0..3, "
+                             "gu_stage 0|1, gu_order 0|1, dc_sahead 1|2, dc_runs 1|2, dc_lanes 0..3, dc_early 0|1, "
                              "timeline 0|1 (diagnostic), "
                              "knock 0..15 (diagnostic, wrong results)",
                              item);

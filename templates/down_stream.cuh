@@ -25,9 +25,9 @@ struct DownToken {
   int* ids;
 };
 
+// The token's act and sact rows into shared memory (gate_up's output: after the PDL wait).
 template <int H, int I, int SI, int K, int CH, int D>
-__device__ __forceinline__ void stage_down_token(const DownParams& p, int tok, ptx::U32x4* bs,
-                                                 const DownToken& info) {
+__device__ __forceinline__ void stage_down_act(const DownParams& p, int tok, ptx::U32x4* bs) {
   constexpr int kThreads = DownStream<H, I, SI, K, CH, D>::kWarps * 32;
   // act rows tok*K .. tok*K + K - 1 are contiguous, then sact[tok].
   stage_groups_by(threadIdx.x, kThreads, (K * I + SI) / 8,
@@ -36,6 +36,11 @@ __device__ __forceinline__ void stage_down_token(const DownParams& p, int tok, p
                                           : p.sact + static_cast<long long>(tok) * SI + 8 * (gi - K * I / 8);
                   },
                   bs);
+}
+
+// The token's routing (ids, tw: written before gate_up started, SPEC 5) and alpha2 (a weight).
+template <int K>
+__device__ __forceinline__ void stage_down_info(const DownParams& p, int tok, const DownToken& info) {
   if (threadIdx.x < K) {
     const int j = threadIdx.x, e = p.ids[tok * K + j];
     info.state[j] = e < 0 ? 0 : e < p.e ? 1 : 2;
@@ -96,8 +101,10 @@ __device__ __forceinline__ void down_combine_units(const DownParams& p, const fl
   constexpr int W = S::kWarps;
   constexpr unsigned int kAll = (W + 1) * 32;
   const int lane = threadIdx.x % 32;
+  float gssd = 0.0f;
+  if (MOEGEMV_DC_EARLY && SI > 0) gssd = *p.gssd;  // a weight: no need to wait for it
   ptx::griddep_wait();
-  const float gssd = SI > 0 ? *p.gssd : 0.0f;
+  if (!MOEGEMV_DC_EARLY && SI > 0) gssd = *p.gssd;
   int tok = -1;
   for (int u = begin; u < end; ++u) {
     if (u / S::kTiles != tok) {  // the consumers restage info (and act) between these two
@@ -187,6 +194,9 @@ __device__ __forceinline__ void down_stream(const DownParams& p) {
 #pragma unroll
   for (int v = 0; v < MOEGEMV_DC_SAHEAD; ++v) fetch_scales(v), e_ahead[v] = e_fetch;
 
+  // MOEGEMV_DC_EARLY: the first token's routing info before the wait, off the path after it.
+  const int early_tok = MOEGEMV_DC_EARLY && begin < end ? begin / S::kTiles : -1;
+  if (early_tok >= 0) stage_down_info<K>(p, early_tok, info);
   ptx::griddep_wait();  // act and sact are gate_up's output
   ptx::griddep_launch_dependents();
   // This warp's B groups: its segment's act row and the K half of its mma column (split-K).
@@ -203,7 +213,8 @@ __device__ __forceinline__ void down_stream(const DownParams& p) {
     if (u / S::kTiles != tok) {
       tok = u / S::kTiles;
       ptx::named_barrier(kTokenBar, kAll);  // nobody reads the previous token's act, info any more
-      stage_down_token<H, I, SI, K, CH, D>(p, tok, bs, info);
+      stage_down_act<H, I, SI, K, CH, D>(p, tok, bs);
+      if (!MOEGEMV_DC_EARLY || tok != early_tok) stage_down_info<K>(p, tok, info);
       ptx::named_barrier(kTokenBar, kAll);
     }
     float c[4] = {0.f, 0.f, 0.f, 0.f};

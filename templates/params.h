@@ -92,6 +92,11 @@ struct StreamReadParams {
 #ifndef MOEGEMV_DC_LANES
 #define MOEGEMV_DC_LANES 0
 #endif
+// MOEGEMV_DC_EARLY 1: the streaming down loads its first token's routing info and the shared
+// expert's global scale before griddepcontrol.wait (session 7, untested on a GPU).
+#ifndef MOEGEMV_DC_EARLY
+#define MOEGEMV_DC_EARLY 0
+#endif
 
 // DIAGNOSTIC (MOEGEMV_TIMELINE, templates/timeline.cuh): CTAs whose start / PDL wait / end are
 // recorded (later CTAs are not).
@@ -123,6 +128,7 @@ struct KernelConfig {
   int runs;        // streaming down_combine: copies per 8-row slot, 1 or 2 (MOEGEMV_DC_RUNS); 0 in gate_up
   int lanes;       // streaming down_combine: 1 = one producer lane per segment (MOEGEMV_DC_LANES;
                    // 2, 3: its untested variants that prepare each copy before waiting)
+  int early;       // streaming down_combine: 1 = routing info before the PDL wait (MOEGEMV_DC_EARLY)
 };
 
 // One 256-element step of one warp in the shared-memory ring (templates/ring.cuh): 32 lanes x
@@ -178,11 +184,11 @@ MOEGEMV_HD constexpr KernelConfig default_gate_up_config(int h, int k) {
   const int split = gate_up_split_default(h, k) ? 1 : 0;
   const int warps = gate_up_warps_default(h);
   return {warps, 2, 0, gate_up_min_blocks(split, warps), 0, 0, split, kStreamGateUpDefault, 0, 0,
-          kGateUpStageDefault, kGateUpOrderDefault, 0, 0, 0, 0, 0};
+          kGateUpStageDefault, kGateUpOrderDefault, 0, 0, 0, 0, 0, 0};
 }
 MOEGEMV_HD constexpr KernelConfig default_down_config(int h, int i, int si, int k) {
   return {4, 2, 1, 4, 0, 0, 1, kStreamDownDefault, 0, 0, 0, 0, down_scale_ahead_default(h, i), 0, 0,
-          2, down_producer_lanes_default(i)};
+          2, down_producer_lanes_default(i), 0};
 }
 
 MOEGEMV_HD constexpr int ceil_div(int a, int b) { return (a + b - 1) / b; }

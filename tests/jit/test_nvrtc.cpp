@@ -80,7 +80,8 @@ TEST_CASE("the streaming down compiles without spills with either scale feed and
                                                        {"dc_runs=1", "#define MOEGEMV_DC_RUNS 1"},
                                                        {"dc_lanes=1", "#define MOEGEMV_DC_LANES 1"},
                                                        {"dc_lanes=2", "#define MOEGEMV_DC_LANES 2"},
-                                                       {"dc_lanes=3", "#define MOEGEMV_DC_LANES 3"}};
+                                                       {"dc_lanes=3", "#define MOEGEMV_DC_LANES 3"},
+                                                       {"dc_early=1", "#define MOEGEMV_DC_EARLY 1"}};
   for (const Key& key : issue_keys()) {
     if (key.kind != Kind::kDownCombine || key.i % 256 != 0 || key.si % 256 != 0) continue;
     for (const auto& [tune, define] : tunes) {
