@@ -6,8 +6,10 @@
 #     producers' A/B on the four presets: in order (i), session 7's lanes (l), 2 (p), 3 (s),
 #     mirrored order. Session 7: lanes=1 made Qwen3-Next's down 20% faster but DeepSeek-V3's 5%
 #     and GLM-4.5's 14% slower; if p or s wins everywhere it becomes the one producer.
-#   tools/gpu_next_session.sh 2   dc_early=1 against the default (n e e n), and Qwen3-Next's
-#     gate_up with 3 and 4 steps in flight (gu_pipe; its single wave holds ~21 KB per SM).
+#   tools/gpu_next_session.sh 2   dc_early=1 against the default (n e e n); Qwen3-Next's gate_up
+#     with 3 and 4 steps in flight (gu_pipe; its single wave holds ~21 KB per SM) and its down with
+#     2 consumer warps per segment (dc_chunks=2: 6% slower in session 5, when the in-order producer
+#     bound it; no spills with the lanes, checked in SASS).
 set -u
 out=${OUT:-/tmp/out}
 mkdir -p "$out"
@@ -25,9 +27,10 @@ if [ "${1:-1}" = 1 ]; then
 else
   VARIANTS="n: e:dc_early=1 e:dc_early=1 n:" tools/gpu_s7_producer.sh
   # (register caps that keep these spill-free, checked in SASS: 8 and 6 CTAs/SM, still one wave of 704)
-  for v in n: g3:gu_pipe=3,gu_minb=8 g4:gu_pipe=4,gu_minb=6 g4:gu_pipe=4,gu_minb=6 g3:gu_pipe=3,gu_minb=8 n:; do
+  for v in n: g3:gu_pipe=3,gu_minb=8 g4:gu_pipe=4,gu_minb=6 c:dc_chunks=2 c:dc_chunks=2 g4:gu_pipe=4,gu_minb=6 \
+    g3:gu_pipe=3,gu_minb=8 n:; do
     name=${v%%:*}; tune=${v#*:}
     MOEGEMV_TUNE="$tune" timeout 60 .gpubin/moegemv bench --model qwen3-next --m 1,4 --batches 5 2>&1 |
-      grep -E "^qwen" | grep -E "gate_up|pair_pdl" | awk -v n="$name" '{printf "%s %s M=%s %s %s\n", n, $1, $2, $3, $4}'
+      grep -E "^qwen" | grep -E "gate_up| down |pair_pdl" | awk -v n="$name" '{printf "%s %s M=%s %s %s\n", n, $1, $2, $3, $4}'
   done
 fi
