@@ -206,7 +206,8 @@ TEST_CASE("the streaming config fills its shape-derived fields and fits shared m
   CHECK(jit::kernel_config(dc, "dc_lanes=3").lanes == 3);
   CHECK_THROWS_WITH(jit::kernel_config(dc, "dc_lanes=4"), Catch::Contains("dc_lanes=4"));
   CHECK(jit::kernel_config(dc, "").early == 0);
-  CHECK(jit::generate_source(dc, "sm_90", "dc_early=1").find("#define MOEGEMV_DC_EARLY 1") != std::string::npos);
+  CHECK(jit::generate_source(dc, "sm_90", "dc_early=1").find("#define MOEGEMV_DC_EARLY 1") !=
+        std::string::npos);
   CHECK_THROWS_WITH(jit::kernel_config(dc, "dc_early=2"), Catch::Contains("dc_early=2"));
   CHECK_THROWS_WITH(jit::kernel_config(Key{Kind::kGateUp, 7168, 2048, 2048, 8}, "gu_runs=1"),
                     Catch::Contains("gu_runs=1"));
