@@ -152,6 +152,19 @@ TEST_CASE("models --tp that breaks the multiple-of-64 rule fails naming --tp", "
   CHECK_THAT(r.err, !Contains("terminate"));
 }
 
+TEST_CASE("check --shard-control sums CPU reference shards without a GPU", "[cli]") {
+  TempDir dir;
+  const Result r =
+      run_cli({"check", "--shard-control", "1", "--shape", "1024:512:512:4", "--e", "8"}, dir);
+  INFO(r.err);
+  CHECK(r.status == 0);
+  for (const char* mode : {"tp=2", "tp=4", "tp=8", "ep=2", "ep=4", "ep=8"})
+    CHECK_THAT(r.out, Contains(std::string("E=8 M=4 ") + mode + ": ") && Contains("of 1 layers"));
+  const Result bad = run_cli({"check", "--shard-control", "0"}, dir);
+  CHECK(bad.status != 0);
+  CHECK_THAT(bad.err, Contains("--shard-control"));
+}
+
 TEST_CASE("emit prints the generated source", "[cli]") {
   TempDir dir;
   const Result r = run_cli({"emit", "gate_up:2048:512:512:10"}, dir);
