@@ -160,6 +160,12 @@ TEST_CASE("check --shard-control sums CPU reference shards without a GPU", "[cli
   CHECK(r.status == 0);
   for (const char* mode : {"tp=2", "tp=4", "tp=8", "ep=2", "ep=4", "ep=8"})
     CHECK_THAT(r.out, Contains(std::string("E=8 M=4 ") + mode + ": ") && Contains("of 1 layers"));
+  // A split the shape cannot take is named and skipped, the others still run.
+  const Result odd =
+      run_cli({"check", "--shard-control", "1", "--shape", "256:192:128:4", "--e", "6"}, dir);
+  CHECK(odd.status == 0);
+  CHECK_THAT(odd.out, Contains("tp=2: not possible") && Contains("E=6 M=4 ep=2: ") &&
+                          Contains("ep=4: not possible"));
   const Result bad = run_cli({"check", "--shard-control", "0"}, dir);
   CHECK(bad.status != 0);
   CHECK_THAT(bad.err, Contains("--shard-control"));
