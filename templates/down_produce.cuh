@@ -85,6 +85,20 @@ __device__ __forceinline__ bool down_fill_rows(const Barriers& bars, unsigned in
   return true;
 }
 
+// Lane seg's weights for unit u when one lane produces each segment (MOEGEMV_DC_LANES): its expert
+// id reloaded (into tok, e) when u starts a new token.
+template <int H, int I, int SI, int K, int CH, int D>
+__device__ __forceinline__ const unsigned char* down_lane_weights(const DownParams& p, int u, int seg,
+                                                                  int& tok, int& e) {
+  using S = DownStream<H, I, SI, K, CH, D>;
+  if (u / S::kTiles != tok) tok = u / S::kTiles, e = seg < K ? p.ids[tok * K + seg] : -1;
+  const unsigned char* w;
+  const unsigned char* sf;
+  int kt;
+  down_segment<H, I, SI, K, CH, D>(p, seg, e, w, sf, kt);
+  return w;
+}
+
 // Producer warp: per unit and segment one slot. Lane j < K holds the token's ids[tok, j] (one load
 // latency per token); lane 0 issues every copy, in order.
 template <int H, int I, int SI, int K, int CH, int D>
@@ -136,11 +150,7 @@ __device__ __forceinline__ void down_produce_lanes(const DownParams& p, const Ba
   int u = seg < S::kSegs ? begin : end, tok = -1, e = -1;
   while (__any_sync(0xffffffffu, u < end)) {
     if (u < end) {
-      if (u / S::kTiles != tok) tok = u / S::kTiles, e = seg < K ? p.ids[tok * K + seg] : -1;
-      const unsigned char* w;
-      const unsigned char* sf;
-      int kt;
-      down_segment<H, I, SI, K, CH, D>(p, seg, e, w, sf, kt);
+      const unsigned char* w = down_lane_weights<H, I, SI, K, CH, D>(p, u, seg, tok, e);
       const RingPos<D> pos(u - begin);
       const int index = seg * D + pos.slot;
       auto claim = [&] {
@@ -171,11 +181,7 @@ __device__ __forceinline__ void down_produce_ahead(const DownParams& p, const Ba
   DownCopy next{};
   auto prepare = [&] {  // unit u's copy
     if (u >= end) return;
-    if (u / S::kTiles != tok) tok = u / S::kTiles, e = seg < K ? p.ids[tok * K + seg] : -1;
-    const unsigned char* w;
-    const unsigned char* sf;
-    int kt;
-    down_segment<H, I, SI, K, CH, D>(p, seg, e, w, sf, kt);
+    const unsigned char* w = down_lane_weights<H, I, SI, K, CH, D>(p, u, seg, tok, e);
     next = down_copy(w, (u % S::kTiles) * 8, seg < K ? I : SI, seg == K || (e >= 0 && e < p.e));
   };
   prepare();
