@@ -129,6 +129,7 @@ struct KernelConfig {
   int lanes;       // streaming down_combine: 1 = one producer lane per segment (MOEGEMV_DC_LANES;
                    // 2, 3: its untested variants that prepare each copy before waiting)
   int early;       // streaming down_combine: 1 = routing info before the PDL wait (MOEGEMV_DC_EARLY)
+  int maxreg;      // registers per thread (__maxnreg__) instead of __launch_bounds__; 0 = the bounds
 };
 
 // One 256-element step of one warp in the shared-memory ring (templates/ring.cuh): 32 lanes x
@@ -184,11 +185,11 @@ MOEGEMV_HD constexpr KernelConfig default_gate_up_config(int h, int k) {
   const int split = gate_up_split_default(h, k) ? 1 : 0;
   const int warps = gate_up_warps_default(h);
   return {warps, 2, 0, gate_up_min_blocks(split, warps), 0, 0, split, kStreamGateUpDefault, 0, 0,
-          kGateUpStageDefault, kGateUpOrderDefault, 0, 0, 0, 0, 0, 0};
+          kGateUpStageDefault, kGateUpOrderDefault, 0, 0, 0, 0, 0, 0, 0};
 }
 MOEGEMV_HD constexpr KernelConfig default_down_config(int h, int i, int si, int k) {
   return {4, 2, 1, 4, 0, 0, 1, kStreamDownDefault, 0, 0, 0, 0, down_scale_ahead_default(h, i), 0, 0,
-          2, down_producer_lanes_default(i), 0};
+          2, down_producer_lanes_default(i), 0, 0};
 }
 
 MOEGEMV_HD constexpr int ceil_div(int a, int b) { return (a + b - 1) / b; }

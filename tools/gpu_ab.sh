@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# A/B of MOEGEMV_TUNE variants in one device run (session 8 on; gpu_s7_producer.sh's fixed form).
+# VARIANTS="name:TUNE ..." in the order to run (mirror it: a b b a), MODELS and MS as for bench
+# (default qwen3-next; 1,4), ROWS a regex of the modes to keep (default gate_up, down, pairs).
+# Each variant runs with its own cache; the table on stdout: per preset, M and mode, each
+# variant's us per layer in run order, then the streaming-read ceiling of each bench.
+set -u
+for v in ${VARIANTS:?}; do
+  name=${v%%:*}; tune=${v#*:}
+  MOEGEMV_CACHE_DIR=/tmp/cache_ab_$name MOEGEMV_TUNE="$tune" timeout 150 .gpubin/moegemv bench \
+    --model "${MODELS:-qwen3-next}" --m "${MS:-1,4}" --batches "${BATCHES:-5}" 2>&1 |
+    grep -E "^(qwen|deep|glm|llama|stream)" | grep -E "${ROWS:- gate_up | down |pair|ceiling}" |
+    awk -v n="$name" '{printf "%s %-16s M=%-2s %-9s %8s %6s\n", n, $1, $2, $3, $4, $8}'
+done | sort -s -k2,2 -k3,3 -k4,4 | awk '{k=$2" "$3" "$4; if (k!=p) {if (line) print line; line=k; p=k} line=line"  "$1":"$5} END {print line}'
