@@ -162,7 +162,8 @@ std::string config_defines(const KernelConfig& c) {
   if (c.stream && c.runs == 1) d += "#define MOEGEMV_DC_RUNS 1\n";
   if (c.stream && c.lanes) d += fmt::format("#define MOEGEMV_DC_LANES {}\n", c.lanes);
   if (c.stream && c.early) d += "#define MOEGEMV_DC_EARLY 1\n";
-  if (c.timeline) d += "#define MOEGEMV_TIMELINE 1\n";
+  if (c.stream && c.launch) d += fmt::format("#define MOEGEMV_DC_LAUNCH {}\n", c.launch);
+  if (c.timeline) d += fmt::format("#define MOEGEMV_TIMELINE {}\n", c.timeline);
   return d;
 }
 
@@ -219,13 +220,14 @@ KernelConfig kernel_config(const Key& key, const std::string& tune) {
     else if (field == "runs" && !gu && (value == 1 || value == 2)) c.runs = value;
     else if (field == "lanes" && !gu && value <= 3) c.lanes = value;
     else if (field == "early" && !gu && value <= 1) c.early = value;
-    else if (field == "timeline" && value <= 1) c.timeline = value;
+    else if (field == "launch" && !gu && value <= 2) c.launch = value;
+    else if (field == "timeline" && value <= (gu ? 1 : 4)) c.timeline = value;
     else if (field == "maxreg" && (value == 0 || (value >= 24 && value <= 255))) c.maxreg = value;
     else throw ArgumentError("MOEGEMV_TUNE",
                              "warps 1..32, pipe 1..8, direct 0|1, minb 1..16, l2 0|1, gu_ring 0|1, "
                              "dc_ring 0|1|2, split 0|1, stream 0|1, dc_chunks 1..16, gu_slots 1..8, "
                              "gu_stage 0|1, gu_order 0|1, dc_sahead 1|2, dc_runs 1|2, dc_lanes 0..3, "
-                             "dc_early 0|1, maxreg 0|24..255, timeline 0|1 (diagnostic), "
+                             "dc_early 0|1, dc_launch 0..2, maxreg 0|24..255, timeline 0|1 (dc_ 0..4: mark points; diagnostic), "
                              "knock 0..15 (diagnostic, wrong results)",
                              item);
   }
@@ -235,11 +237,12 @@ KernelConfig kernel_config(const Key& key, const std::string& tune) {
     KernelConfig s = c;
     if (complete_stream_config(key, s, pipe_set, warps_set)) return s;
     // The shape cannot take the streaming kernel (K lengths, shared memory): the classic one (the
-    // diagnostic timeline, asked for, stays).
-    const int timeline = c.timeline;
+    // diagnostic timeline and a register cap, asked for, stay; a mark point becomes the PDL wait).
+    const int timeline = c.timeline, maxreg = c.maxreg;
     c = gu ? default_gate_up_config(key.h, key.k) : default_down_config(key.h, key.i, key.si, key.k);
     c.stream = 0;
-    c.timeline = timeline;
+    c.timeline = timeline ? 1 : 0;
+    c.maxreg = maxreg;
   }
   if (gu && c.split) {
     // The default split gives way to an asked-for ring or direct x; an asked-for split does not.

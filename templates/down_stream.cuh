@@ -198,7 +198,7 @@ __device__ __forceinline__ void down_stream(const DownParams& p) {
   const int early_tok = MOEGEMV_DC_EARLY && begin < end ? begin / S::kTiles : -1;
   if (early_tok >= 0) stage_down_info<K>(p, early_tok, info);
   ptx::griddep_wait();  // act and sact are gate_up's output
-  ptx::griddep_launch_dependents();
+  if (MOEGEMV_DC_LAUNCH == 0) ptx::griddep_launch_dependents();
   // This warp's B groups: its segment's act row and the K half of its mma column (split-K).
   const ptx::U32x4* b = bs + seg * (I / 8) + (g == 1 ? len / 16 : 0);
   int tok = -1;
@@ -216,9 +216,12 @@ __device__ __forceinline__ void down_stream(const DownParams& p) {
       stage_down_act<H, I, SI, K, CH, D>(p, tok, bs);
       if (!MOEGEMV_DC_EARLY || tok != early_tok) stage_down_info<K>(p, tok, info);
       ptx::named_barrier(kTokenBar, kAll);
+      if (MOEGEMV_DC_LAUNCH == 1 && u == begin) ptx::griddep_launch_dependents();
+      if (u == begin) timeline::mark<2>();
     }
     float c[4] = {0.f, 0.f, 0.f, 0.f};
     const int index = wait_filled<D>(bars, seg, v);
+    if (u == begin) timeline::mark<3>();
     if (valid) {
       const unsigned char* lo =
           slot_mem + index * S::kSlotBytes + (g & 1) * down_run_offset(len) + (g / 2) * (len / 2);
@@ -231,7 +234,9 @@ __device__ __forceinline__ void down_stream(const DownParams& p) {
     if (t == 0) part[warp * 8 + row] = ptx::add_rn(c[0], c[3]);  // D[g][0] + D[g+8][1]
     __syncwarp();
     if (lane == 0) ptx::mbar_arrive(pb.full(pos.slot));
+    if (u == begin) timeline::mark<4>();
   }
+  if (MOEGEMV_DC_LAUNCH == 2) ptx::griddep_launch_dependents();
 }
 
 }  // namespace moegemv

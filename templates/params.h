@@ -98,6 +98,13 @@ struct StreamReadParams {
 #define MOEGEMV_DC_EARLY 0
 #endif
 
+// MOEGEMV_DC_LAUNCH: where the streaming down lets the next kernel (the next layer's gate_up)
+// launch: 0 right after its PDL wait; 1 after its first token's act is staged; 2 after its last
+// unit. The next gate_up's pre-wait weight loads compete with the down's loads after its wait.
+#ifndef MOEGEMV_DC_LAUNCH
+#define MOEGEMV_DC_LAUNCH 0
+#endif
+
 // DIAGNOSTIC (MOEGEMV_TIMELINE, templates/timeline.cuh): CTAs whose start / PDL wait / end are
 // recorded (later CTAs are not).
 constexpr int kTimelineCtas = 32768;
@@ -129,6 +136,7 @@ struct KernelConfig {
   int lanes;       // streaming down_combine: 1 = one producer lane per segment (MOEGEMV_DC_LANES;
                    // 2, 3: its untested variants that prepare each copy before waiting)
   int early;       // streaming down_combine: 1 = routing info before the PDL wait (MOEGEMV_DC_EARLY)
+  int launch;      // streaming down_combine: where griddepcontrol.launch_dependents is (MOEGEMV_DC_LAUNCH)
   int maxreg;      // registers per thread (__maxnreg__) instead of __launch_bounds__; 0 = the bounds
 };
 
@@ -173,7 +181,12 @@ constexpr int kGateUpOrderDefault = 1;
 // faster on GLM-4.5 and Llama-4 but 1.5% slower on DeepSeek-V3 at M=1 and 1.5-6% at M=4 (PDL's
 // overlap shrank there; cause not found). So 2 only where it measured faster with PDL.
 MOEGEMV_HD constexpr int scale_feed_buffers(int ahead) { return ahead == 1 ? 1 : ahead + 1; }
-MOEGEMV_HD constexpr int down_scale_ahead_default(int h, int i) { return h <= 5120 && i >= 1024 ? 2 : 1; }
+// Session 8 (runs 3, 4, each n s s n in one run): with one producer lane per segment (session 7)
+// the ring wins at I <= 512 too: Qwen3-Next down -7..-9% (M=1 6.86 -> 6.35 us), pair with PDL
+// M=1 14.35 -> 14.15, M=2 21.0 -> 20.3, M=4 32.2 -> 31.2.
+MOEGEMV_HD constexpr int down_scale_ahead_default(int h, int i) {
+  return (h <= 5120 && i >= 1024) || i <= 512 ? 2 : 1;
+}
 // Session 7 (runs 4-6, A/B in each): the streaming down's producer lane 0 issues ~100 cycles per
 // copy; at I = 512 (1 KB runs, 22 copies per unit on Qwen3-Next) that bounds the kernel, and one
 // producer lane per segment made Qwen3-Next's down 20% faster at M=1 (8.6 -> 6.9 us) and 32% at
@@ -185,11 +198,11 @@ MOEGEMV_HD constexpr KernelConfig default_gate_up_config(int h, int k) {
   const int split = gate_up_split_default(h, k) ? 1 : 0;
   const int warps = gate_up_warps_default(h);
   return {warps, 2, 0, gate_up_min_blocks(split, warps), 0, 0, split, kStreamGateUpDefault, 0, 0,
-          kGateUpStageDefault, kGateUpOrderDefault, 0, 0, 0, 0, 0, 0, 0};
+          kGateUpStageDefault, kGateUpOrderDefault, 0, 0, 0, 0, 0, 0, 0, 0};
 }
 MOEGEMV_HD constexpr KernelConfig default_down_config(int h, int i, int si, int k) {
   return {4, 2, 1, 4, 0, 0, 1, kStreamDownDefault, 0, 0, 0, 0, down_scale_ahead_default(h, i), 0, 0,
-          2, down_producer_lanes_default(i), 0, 0};
+          2, down_producer_lanes_default(i), 0, 0, 0};
 }
 
 MOEGEMV_HD constexpr int ceil_div(int a, int b) { return (a + b - 1) / b; }

@@ -32,8 +32,19 @@ __device__ __forceinline__ unsigned long long* slot() {
 
 // After griddepcontrol.wait (ptx::griddep_wait): thread 0 stamps.
 __device__ __forceinline__ void waited() {
-#if MOEGEMV_TIMELINE
+#if MOEGEMV_TIMELINE == 1
   if (threadIdx.x == 0 && slot()) slot()[1] = now();
+#endif
+}
+
+// MOEGEMV_TIMELINE = N > 1: thread 0 stamps the second time at mark point N of the kernel instead
+// of at the PDL wait (`bench --timeline` still calls it "PDL wait returns"); the streaming down's
+// points: 2 its first token's act staged, 3 its first slot filled, 4 its first unit's sums handed
+// to the combiner.
+template <int N>
+__device__ __forceinline__ void mark() {
+#if MOEGEMV_TIMELINE > 1
+  if (MOEGEMV_TIMELINE == N && threadIdx.x == 0 && slot()) slot()[1] = now();
 #endif
 }
 

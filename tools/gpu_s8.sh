@@ -18,3 +18,34 @@ if [ "$phase" = 3 ]; then
 g3d:gu_pipe=3,gu_minb=8,dc_maxreg=80 g3d:gu_pipe=3,gu_minb=8,dc_maxreg=80 g3:gu_pipe=3,gu_minb=8 s2:dc_sahead=2 \
 dg:dc_maxreg=80,gu_maxreg=88 d80:dc_maxreg=80 n:" MS=1,2,4 tools/gpu_ab.sh
 fi
+# Run 4: the down's griddepcontrol.launch_dependents later (dc_launch=1 after its first token's
+# act is staged, 2 after its last unit), so that the next layer's gate_up pre-wait loads do not
+# compete with the down's loads after its wait (run 3's timeline: the down needs 3.1-5.4 us after
+# its wait with its weights already streamed); with the scale ring (s2, run 3: -0.2..-1 us).
+if [ "$phase" = 4 ]; then
+  for v in n: l1:dc_launch=1 l2:dc_launch=2; do
+    name=${v%%:*}; tune=${v#*:}
+    echo "== timeline $name ($tune)"
+    MOEGEMV_CACHE_DIR=/tmp/cache_tl_$name MOEGEMV_TUNE="gu_timeline=1,dc_timeline=1${tune:+,$tune}" timeout 100 \
+      .gpubin/moegemv bench --timeline --model qwen3-next --m 1 --batches 3 2>&1 | grep -A3 "pair_pdl:" | head -4
+  done
+  VARIANTS="n: l1:dc_launch=1 l2:dc_launch=2 s2:dc_sahead=2 s2l1:dc_sahead=2,dc_launch=1 \
+s2l1:dc_sahead=2,dc_launch=1 s2:dc_sahead=2 l2:dc_launch=2 l1:dc_launch=1 n:" MS=1,2,4 tools/gpu_ab.sh
+  VARIANTS="n: l1:dc_launch=1 l1:dc_launch=1 n:" MODELS=deepseek-v3,glm-4.5,llama4-maverick ROWS=" down |pair_pdl|ceiling" tools/gpu_ab.sh
+fi
+# Run 5: where the down's 3-5 us after its PDL wait go (Qwen3-Next M=1, the new default with the
+# scale ring): the timeline's second stamp moved to mark point 2 (first token's act staged), 3
+# (first slot filled), 4 (first unit's sums handed over); then the check of the new default on
+# I <= 512 shapes and the A/B against the scale feed in registers (dc_sahead=1, the old default).
+if [ "$phase" = 5 ]; then
+  for mk in 1 2 3 4; do
+    echo "== timeline, second stamp at mark $mk (1 = the PDL wait)"
+    MOEGEMV_CACHE_DIR=/tmp/cache_tl_m$mk MOEGEMV_TUNE="gu_timeline=1,dc_timeline=$mk" timeout 100 \
+      .gpubin/moegemv bench --timeline --model qwen3-next,glm-4.5 --m 1 --batches 3 2>&1 | grep -A2 "pair_pdl:" | grep -v "^--"
+  done
+  timeout 200 .gpubin/moegemv check --shape 2048:512:512:10 --shape 4096:512:0:8 --shape 2048:256:256:16 \
+    --m 1,3,16 --e 32 --replays 3 > "${OUT:-/tmp}/check.log" 2>&1
+  echo "== check rc=$? (1 is also the known act/sact elements)"
+  tools/check_summary.sh "${OUT:-/tmp}/check.log"
+  VARIANTS="n: o:dc_sahead=1 o:dc_sahead=1 n:" MS=1,2,4,8 tools/gpu_ab.sh
+fi

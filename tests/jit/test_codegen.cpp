@@ -170,11 +170,13 @@ TEST_CASE("the streaming config fills its shape-derived fields and fits shared m
     CHECK(jit::block_warps(key) <= kMaxBlockWarps);
   }
   // Block scales two units ahead (cp.async ring, session 6) where they measured faster with PDL:
-  // GLM-4.5 and Llama-4 shapes, not DeepSeek-V3 or Qwen3-Next; the ring's 3 buffers cost shared
-  // memory, but no preset loses ring depth to them.
+  // GLM-4.5, Llama-4 and (session 8) Qwen3-Next shapes, not DeepSeek-V3; the ring's 3 buffers
+  // cost shared memory, but no preset loses ring depth to them.
   const Key glm{Kind::kDownCombine, 5120, 1536, 1536, 8}, llama{Kind::kDownCombine, 5120, 8192, 8192, 1};
+  const Key qwen_dc{Kind::kDownCombine, 2048, 512, 512, 10};
   CHECK(jit::kernel_config(dc, "").sahead == 1);
-  CHECK(jit::kernel_config(Key{Kind::kDownCombine, 2048, 512, 512, 10}, "").sahead == 1);
+  CHECK(jit::kernel_config(qwen_dc, "").sahead == 2);
+  CHECK(jit::kernel_config(qwen_dc, "").pipe == jit::kernel_config(qwen_dc, "dc_sahead=1").pipe);
   CHECK(jit::kernel_config(glm, "").sahead == 2);
   CHECK(jit::kernel_config(llama, "").sahead == 2);
   CHECK(jit::kernel_config(glm, "").pipe == jit::kernel_config(glm, "dc_sahead=1").pipe);
@@ -188,6 +190,24 @@ TEST_CASE("the streaming config fills its shape-derived fields and fits shared m
   CHECK_THROWS_WITH(jit::kernel_config(dc, "dc_sahead=3"), Catch::Contains("dc_sahead=3"));
   CHECK_THROWS_WITH(jit::kernel_config(Key{Kind::kGateUp, 7168, 2048, 2048, 8}, "gu_sahead=2"),
                     Catch::Contains("gu_sahead=2"));
+  // Session 8's knobs: an explicit register cap replaces __launch_bounds__ (CUDA takes one of the
+  // two); the streaming down's launch_dependents point; the timeline's mark points (down only).
+  const Key gu{Kind::kGateUp, 7168, 2048, 2048, 8};
+  CHECK(jit::generate_source(gu, "sm_90", "").find("__launch_bounds__(") != std::string::npos);
+  CHECK(jit::generate_source(dc, "sm_90", "").find("__launch_bounds__(") != std::string::npos);
+  for (const Key& key : {gu, dc, Key{Kind::kDownCombine, 2048, 384, 0, 8}}) {
+    INFO(key.str());
+    const std::string capped = jit::generate_source(key, "sm_90", "gu_maxreg=88,dc_maxreg=80");
+    CHECK(capped.find(key.kind == Kind::kGateUp ? "__maxnreg__(88)" : "__maxnreg__(80)") != std::string::npos);
+    CHECK(capped.find("__launch_bounds__(") == std::string::npos);
+  }
+  CHECK_THROWS_WITH(jit::kernel_config(dc, "dc_maxreg=16"), Catch::Contains("dc_maxreg=16"));
+  CHECK(jit::generate_source(dc, "sm_90", "").find("MOEGEMV_DC_LAUNCH") == std::string::npos);
+  CHECK(jit::generate_source(dc, "sm_90", "dc_launch=2").find("#define MOEGEMV_DC_LAUNCH 2") != std::string::npos);
+  CHECK_THROWS_WITH(jit::kernel_config(dc, "dc_launch=3"), Catch::Contains("dc_launch=3"));
+  CHECK_THROWS_WITH(jit::kernel_config(gu, "gu_launch=1"), Catch::Contains("gu_launch=1"));
+  CHECK(jit::generate_source(dc, "sm_90", "dc_timeline=3").find("#define MOEGEMV_TIMELINE 3") != std::string::npos);
+  CHECK_THROWS_WITH(jit::kernel_config(gu, "gu_timeline=2"), Catch::Contains("gu_timeline=2"));
   // The producer's copies (session 7): two runs per slot; one producer lane per segment only at
   // I <= 512 (Qwen3-Next), lane 0 in order elsewhere; bad values name themselves; gate_up has no
   // such knob.

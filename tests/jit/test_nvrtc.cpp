@@ -81,7 +81,9 @@ TEST_CASE("the streaming down compiles without spills with either scale feed and
                                                        {"dc_lanes=1", "#define MOEGEMV_DC_LANES 1"},
                                                        {"dc_lanes=2", "#define MOEGEMV_DC_LANES 2"},
                                                        {"dc_lanes=3", "#define MOEGEMV_DC_LANES 3"},
-                                                       {"dc_early=1", "#define MOEGEMV_DC_EARLY 1"}};
+                                                       {"dc_early=1", "#define MOEGEMV_DC_EARLY 1"},
+                                                       {"dc_launch=1", "#define MOEGEMV_DC_LAUNCH 1"},
+                                                       {"dc_launch=2", "#define MOEGEMV_DC_LAUNCH 2"}};
   for (const Key& key : issue_keys()) {
     if (key.kind != Kind::kDownCombine || key.i % 256 != 0 || key.si % 256 != 0) continue;
     for (const auto& [tune, define] : tunes) {
@@ -97,7 +99,7 @@ TEST_CASE("the streaming down compiles without spills with either scale feed and
 }
 
 TEST_CASE("the diagnostic CTA timeline compiles into both kernels without spills", "[nvrtc]") {
-  for (const char* tune : {"gu_timeline=1", "dc_timeline=1", "dc_timeline=1,dc_stream=0"}) {
+  for (const char* tune : {"gu_timeline=1", "dc_timeline=1", "dc_timeline=1,dc_stream=0", "dc_timeline=3"}) {
     const Key key{tune[0] == 'g' ? Kind::kGateUp : Kind::kDownCombine, 7168, 2048, 2048, 8};
     INFO(key.str() << " " << tune);
     auto out = jit::compile(jit::generate_source(key, "sm_90", tune), key.str(), "sm_90",
