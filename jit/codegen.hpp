@@ -15,6 +15,9 @@ void validate_arch(const std::string& arch);
 
 /// "moegemv_gate_up_7168_2048_2048_8".
 std::string kernel_name(const Key& key);
+/// The module's second kernel for M = 1 where the config has one: "<kernel_name>_m1".
+std::string single_token_kernel_name(const Key& key);
+bool has_single_token_kernel(const KernelConfig& config);
 
 /// The kernel configuration for key: templates/params.h defaults, then `tune` overrides
 /// ("gu_warps=8,dc_direct=1,..."; ArgumentError naming MOEGEMV_TUNE on a bad entry).

@@ -35,7 +35,8 @@ void gate_up(const GateUpArgs& args, CUstream stream, const LaunchOptions& optio
                        ? std::min(gate_up_stream_units(m, k.k, k.i, k.si, kernel->x_slots),
                                   kernel->persistent_ctas)
                        : gate_up_routed_ctas(m, k.k, k.i) + gate_up_shared_ctas(m, k.si);
-  driver::launch(kernel->function, config(*kernel, ctas, options.pdl), stream, &launch.params);
+  const CUfunction f = m == 1 && kernel->single_token ? kernel->single_token : kernel->function;
+  driver::launch(f, config(*kernel, ctas, options.pdl), stream, &launch.params);
 }
 
 void down_combine(const DownCombineArgs& args, CUstream stream, const LaunchOptions& options) {

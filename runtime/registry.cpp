@@ -38,12 +38,17 @@ KernelPtr load(const Key& key, const std::string& arch, bool capturing) {
         spec, [&] { return compile_spec(spec); }, !capturing);
     try {
       auto kernel = std::make_shared<LoadedKernel>(
-          LoadedKernel{driver::Module(cubin.bytes), nullptr, jit::block_warps(key),
+          LoadedKernel{driver::Module(cubin.bytes), nullptr, nullptr, jit::block_warps(key),
                        jit::smem_bytes(key), arch, cubin.origin});
       kernel->function = kernel->module.function(jit::kernel_name(key).c_str());
       if (kernel->smem_bytes > 48 * 1024)
         driver::set_max_dynamic_smem(kernel->function, kernel->smem_bytes);
       const KernelConfig config = jit::kernel_config(key);
+      if (jit::has_single_token_kernel(config)) {
+        kernel->single_token = kernel->module.function(jit::single_token_kernel_name(key).c_str());
+        if (kernel->smem_bytes > 48 * 1024)
+          driver::set_max_dynamic_smem(kernel->single_token, kernel->smem_bytes);
+      }
       kernel->tile_rows = config.stream ? 8 : down_tile_rows(key.i, key.si, config.split != 0);
       if (config.stream && key.kind == Kind::kGateUp) kernel->x_slots = config.slots;
       if (config.ring == 2 || config.stream) {

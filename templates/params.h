@@ -138,6 +138,9 @@ struct KernelConfig {
   int early;       // streaming down_combine: 1 = routing info before the PDL wait (MOEGEMV_DC_EARLY)
   int launch;      // streaming down_combine: where griddepcontrol.launch_dependents is (MOEGEMV_DC_LAUNCH)
   int maxreg;      // registers per thread (__maxnreg__) instead of __launch_bounds__; 0 = the bounds
+  int m1_pipe;     // classic gate_up: a second kernel in the module for M = 1 with this many steps in
+                   // flight (0: none; the launcher picks it when M = 1)
+  int m1_minb;     // ... and this many CTAs/SM for its __launch_bounds__
 };
 
 // One 256-element step of one warp in the shared-memory ring (templates/ring.cuh): 32 lanes x
@@ -194,15 +197,23 @@ MOEGEMV_HD constexpr int down_scale_ahead_default(int h, int i) {
 // and GLM-4.5's 14% slower (Llama-4 +1%), so only there. One copy per slot (dc_runs=1) measured
 // -10% on Qwen3-Next in order but +7% with the lanes, -2..5% on GLM-4.5, +-1% elsewhere: not used.
 MOEGEMV_HD constexpr int down_producer_lanes_default(int i) { return i <= 512 ? 1 : 0; }
+// Session 8 (runs 2, 3): Qwen3-Next's gate_up with 3 steps in flight at 8 CTAs/SM (127 registers,
+// no spill): M=1 gate_up 7.27 -> 6.90 us, pair with PDL 14.40 -> 13.50 (run 3: 14.35 -> 13.53),
+// but M=2 +5% and M=4 +8% (fewer CTAs/SM over several waves). So a second kernel for M = 1 only,
+// where H <= 2048; the other presets not measured.
+MOEGEMV_HD constexpr int gate_up_single_token_pipe(int h) { return h <= 2048 ? 3 : 0; }
+constexpr int kGateUpSingleTokenMinBlocks = 8;
 MOEGEMV_HD constexpr KernelConfig default_gate_up_config(int h, int k) {
   const int split = gate_up_split_default(h, k) ? 1 : 0;
   const int warps = gate_up_warps_default(h);
+  const int m1_pipe = gate_up_single_token_pipe(h);
   return {warps, 2, 0, gate_up_min_blocks(split, warps), 0, 0, split, kStreamGateUpDefault, 0, 0,
-          kGateUpStageDefault, kGateUpOrderDefault, 0, 0, 0, 0, 0, 0, 0, 0};
+          kGateUpStageDefault, kGateUpOrderDefault, 0, 0, 0, 0, 0, 0, 0, 0,
+          m1_pipe, m1_pipe ? kGateUpSingleTokenMinBlocks : 0};
 }
 MOEGEMV_HD constexpr KernelConfig default_down_config(int h, int i, int si, int k) {
   return {4, 2, 1, 4, 0, 0, 1, kStreamDownDefault, 0, 0, 0, 0, down_scale_ahead_default(h, i), 0, 0,
-          2, down_producer_lanes_default(i), 0, 0, 0};
+          2, down_producer_lanes_default(i), 0, 0, 0, 0, 0};
 }
 
 MOEGEMV_HD constexpr int ceil_div(int a, int b) { return (a + b - 1) / b; }

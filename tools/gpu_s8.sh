@@ -49,3 +49,14 @@ if [ "$phase" = 5 ]; then
   tools/check_summary.sh "${OUT:-/tmp}/check.log"
   VARIANTS="n: o:dc_sahead=1 o:dc_sahead=1 n:" MS=1,2,4,8 tools/gpu_ab.sh
 fi
+# Run 6: v24, the M = 1 gate_up kernel where H <= 2048 (3 steps in flight, 8 CTAs/SM), against
+# gu_m1pipe=0 (v23) in one run (n o o n, M = 1, 2, 4: M >= 2 must be unchanged); the check and the
+# [gpu] tests of the defaults; then the full M = 1..16 table with JSON.
+if [ "$phase" = 6 ]; then
+  out=${OUT:-/tmp/out}
+  VARIANTS="n: o:gu_m1pipe=0 o:gu_m1pipe=0 n:" MS=1,2,4 tools/gpu_ab.sh
+  tools/gpu_check_defaults.sh
+  timeout 200 .gpubin/moegemv bench --json "$out/s8_full.json" > "$out/s8_full.log" 2>&1
+  echo "full rc=$?"
+  grep -E "^(qwen|deep|glm|llama|stream)" "$out/s8_full.log" | grep -E "pair_pdl|ceiling"
+fi

@@ -208,6 +208,28 @@ TEST_CASE("the streaming config fills its shape-derived fields and fits shared m
   CHECK_THROWS_WITH(jit::kernel_config(gu, "gu_launch=1"), Catch::Contains("gu_launch=1"));
   CHECK(jit::generate_source(dc, "sm_90", "dc_timeline=3").find("#define MOEGEMV_TIMELINE 3") != std::string::npos);
   CHECK_THROWS_WITH(jit::kernel_config(gu, "gu_timeline=2"), Catch::Contains("gu_timeline=2"));
+  // The M = 1 gate_up kernel (session 8): a second instantiation with 3 steps in flight at 8
+  // CTAs/SM where H <= 2048 (Qwen3-Next), none on the wide shapes; knobs turn it off or on; the
+  // streaming gate_up and down_combine have none.
+  const Key qwen_gu{Kind::kGateUp, 2048, 512, 512, 10};
+  const std::string qwen_src = jit::generate_source(qwen_gu, "sm_90", "");
+  CHECK(qwen_src.find("__launch_bounds__(64, 8)\nmoegemv_gate_up_2048_512_512_10_m1(") != std::string::npos);
+  CHECK(qwen_src.find("moegemv::gate_up<2048, 512, 512, 10, 2, 3, ") != std::string::npos);
+  CHECK(qwen_src.find("__launch_bounds__(64, 10)\nmoegemv_gate_up_2048_512_512_10(") != std::string::npos);
+  CHECK(jit::single_token_kernel_name(qwen_gu) == "moegemv_gate_up_2048_512_512_10_m1");
+  CHECK(jit::has_single_token_kernel(jit::kernel_config(qwen_gu, "")));
+  CHECK_FALSE(jit::has_single_token_kernel(jit::kernel_config(qwen_gu, "gu_m1pipe=0")));
+  CHECK(jit::generate_source(qwen_gu, "sm_90", "gu_m1pipe=0").find("_m1(") == std::string::npos);
+  CHECK_FALSE(jit::has_single_token_kernel(jit::kernel_config(qwen_gu, "gu_stream=1")));
+  CHECK_FALSE(jit::has_single_token_kernel(jit::kernel_config(gu, "")));
+  CHECK(jit::generate_source(gu, "sm_90", "").find("_m1(") == std::string::npos);
+  const KernelConfig asked = jit::kernel_config(gu, "gu_m1pipe=3");
+  CHECK(asked.m1_pipe == 3);
+  CHECK(asked.m1_minb == asked.min_blocks);
+  CHECK(jit::kernel_config(gu, "gu_m1pipe=3,gu_m1minb=2").m1_minb == 2);
+  CHECK_FALSE(jit::has_single_token_kernel(jit::kernel_config(qwen_dc, "")));
+  CHECK_THROWS_WITH(jit::kernel_config(qwen_dc, "dc_m1pipe=3"), Catch::Contains("dc_m1pipe=3"));
+  CHECK_THROWS_WITH(jit::kernel_config(qwen_gu, "gu_m1pipe=9"), Catch::Contains("gu_m1pipe=9"));
   // The producer's copies (session 7): two runs per slot; one producer lane per segment only at
   // I <= 512 (Qwen3-Next), lane 0 in order elsewhere; bad values name themselves; gate_up has no
   // such knob.

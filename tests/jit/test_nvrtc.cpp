@@ -28,6 +28,10 @@ TEST_CASE("every issue shape compiles for sm_90 and sm_100a", "[nvrtc]") {
                               jit::compile_options(arch));
       CHECK(out.cubin.size() > 1000);
       CHECK_FALSE(spills(out.log));
+      // The M = 1 kernel (session 8) is in the cubin beside the general one where the config has it.
+      const std::string image(out.cubin.begin(), out.cubin.end());
+      CHECK((image.find(jit::single_token_kernel_name(key)) != std::string::npos) ==
+            jit::has_single_token_kernel(jit::kernel_config(key, "")));
       if (key.h == 7168 && arch == "sm_90") WARN(key.str() << ":\n" << out.log);
     }
   }
