@@ -60,3 +60,15 @@ if [ "$phase" = 6 ]; then
   echo "full rc=$?"
   grep -E "^(qwen|deep|glm|llama|stream)" "$out/s8_full.log" | grep -E "pair_pdl|ceiling"
 fi
+# Run 7: does the M = 1 gate_up kernel help the wide presets too? 3 steps in flight at their
+# general kernel's CTAs/SM (DeepSeek-V3, GLM-4.5: 4, 128 registers, no spill) or at 4 CTAs/SM
+# (Llama-4: 5 spills at 3 steps), M = 1 only, n p p n. Then v24's Qwen3-Next timeline.
+if [ "$phase" = 7 ]; then
+  VARIANTS="n: p:gu_m1pipe=3 p:gu_m1pipe=3 n:" MODELS=deepseek-v3,glm-4.5 MS=1 BATCHES=7 tools/gpu_ab.sh
+  VARIANTS="n: p:gu_m1pipe=3,gu_m1minb=4 p:gu_m1pipe=3,gu_m1minb=4 n:" MODELS=llama4-maverick MS=1 BATCHES=7 tools/gpu_ab.sh
+  for mk in 1 4; do
+    echo "== v24 timeline, second stamp at mark $mk (1 = the PDL wait)"
+    MOEGEMV_CACHE_DIR=/tmp/cache_tl_v24_$mk MOEGEMV_TUNE="gu_timeline=1,dc_timeline=$mk" timeout 100 \
+      .gpubin/moegemv bench --timeline --model qwen3-next --m 1 --batches 3 2>&1 | grep -A2 "pair_pdl:" | grep -v "^--"
+  done
+fi
