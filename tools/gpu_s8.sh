@@ -72,3 +72,20 @@ if [ "$phase" = 7 ]; then
       .gpubin/moegemv bench --timeline --model qwen3-next --m 1 --batches 3 2>&1 | grep -A2 "pair_pdl:" | grep -v "^--"
   done
 fi
+# Run 8: Qwen3-Next's down two CTAs per SM (dc_maxreg=72: 2 x 13 warps x 72 registers = 60K; a
+# 3- or 2-slot ring so two fit in shared memory), so the persistent grid is 264 CTAs and each
+# takes one unit at M = 1: run 5's marks put ~1.6 us into each unit after the PDL wait, done one
+# after the other. n a b b a n, M = 1, 2, 4, then the timeline of a. Then the check of run 7's
+# Llama-4 candidate (the M = 1 gate_up kernel at 3 steps, 4 CTAs/SM, as MOEGEMV_TUNE) on K = 1
+# shapes.
+if [ "$phase" = 8 ]; then
+  VARIANTS="n: a:dc_maxreg=72,dc_pipe=3 b:dc_maxreg=72,dc_pipe=2 b:dc_maxreg=72,dc_pipe=2 a:dc_maxreg=72,dc_pipe=3 n:" \
+    MS=1,2,4 tools/gpu_ab.sh
+  echo "== timeline a"
+  MOEGEMV_CACHE_DIR=/tmp/cache_tl_a MOEGEMV_TUNE="gu_timeline=1,dc_timeline=1,dc_maxreg=72,dc_pipe=3" timeout 100 \
+    .gpubin/moegemv bench --timeline --model qwen3-next --m 1 --batches 3 2>&1 | grep -A2 "pair_pdl:" | grep -v "^--"
+  MOEGEMV_TUNE=gu_m1pipe=3,gu_m1minb=4 timeout 200 .gpubin/moegemv check --shape 5120:8192:8192:1 \
+    --shape 4096:1024:1024:1 --shape 2048:512:0:1 --m 1,3,16 --e 16 --replays 3 > "${OUT:-/tmp}/check_llama.log" 2>&1
+  echo "== check llama m1 rc=$? (1 is also the known act/sact elements)"
+  tools/check_summary.sh "${OUT:-/tmp}/check_llama.log"
+fi
