@@ -89,3 +89,10 @@ if [ "$phase" = 8 ]; then
   echo "== check llama m1 rc=$? (1 is also the known act/sact elements)"
   tools/check_summary.sh "${OUT:-/tmp}/check_llama.log"
 fi
+# Run 9: run 8's b (dc_maxreg=72,dc_pipe=2: -4% at M=1, -3% at M=4) spills 20 bytes; without
+# the scale ring (dc_sahead=1: at M = 1 each CTA has one unit, so nothing to fetch ahead) it does
+# not (c). n b c c b n, M = 1, 2, 4, 8.
+if [ "$phase" = 9 ]; then
+  VARIANTS="n: b:dc_maxreg=72,dc_pipe=2 c:dc_maxreg=72,dc_pipe=2,dc_sahead=1 c:dc_maxreg=72,dc_pipe=2,dc_sahead=1 \
+b:dc_maxreg=72,dc_pipe=2 n:" MS=1,2,4,8 tools/gpu_ab.sh
+fi
