@@ -145,7 +145,9 @@ bool complete_stream_config(const Key& key, KernelConfig& c, bool pipe_set, bool
   if (!gu) c.warps = down_stream_warps(key.si, key.k, c.chunks);
   const bool slots_auto = gu && c.slots == 0;
   if (slots_auto) c.slots = 1;
-  if (!pipe_set) {
+  if (!pipe_set && !gu && c.maxreg == kDownTwoPerSmRegs && down_two_per_sm_default(key.i, key.si, key.k)) {
+    c.pipe = 2;  // two CTAs per SM: a 2-slot ring each (params.h)
+  } else if (!pipe_set) {
     c.pipe = 4;
     while (c.pipe > 2 && config_smem(key, c) > kMaxSmemBytes) --c.pipe;
   }
@@ -189,7 +191,8 @@ std::string timeline_scope(const KernelConfig& c) {
 KernelConfig kernel_config(const Key& key, const std::string& tune) {
   const bool gu = key.kind == Kind::kGateUp;
   KernelConfig c = gu ? default_gate_up_config(key.h, key.k) : default_down_config(key.h, key.i, key.si, key.k);
-  bool pipe_set = false, warps_set = false, stream_set = false, split_set = false, minb_set = false;
+  bool pipe_set = false, warps_set = false, stream_set = false, split_set = false, minb_set = false,
+       maxreg_set = false;
   std::size_t start = 0;
   while (start < tune.size()) {
     std::size_t end = tune.find(',', start);
@@ -227,7 +230,7 @@ KernelConfig kernel_config(const Key& key, const std::string& tune) {
     else if (field == "early" && !gu && value <= 1) c.early = value;
     else if (field == "launch" && !gu && value <= 2) c.launch = value;
     else if (field == "timeline" && value <= (gu ? 1 : 4)) c.timeline = value;
-    else if (field == "maxreg" && (value == 0 || (value >= 24 && value <= 255))) c.maxreg = value;
+    else if (field == "maxreg" && (value == 0 || (value >= 24 && value <= 255))) c.maxreg = value, maxreg_set = true;
     else if (field == "m1pipe" && gu && value <= 8) c.m1_pipe = value;
     else if (field == "m1minb" && gu && value >= 1 && value <= 16) c.m1_minb = value;
     else throw ArgumentError("MOEGEMV_TUNE",
@@ -244,8 +247,9 @@ KernelConfig kernel_config(const Key& key, const std::string& tune) {
     KernelConfig s = c;
     if (complete_stream_config(key, s, pipe_set, warps_set)) return s;
     // The shape cannot take the streaming kernel (K lengths, shared memory): the classic one (the
-    // diagnostic timeline and a register cap, asked for, stay; a mark point becomes the PDL wait).
-    const int timeline = c.timeline, maxreg = c.maxreg;
+    // diagnostic timeline and a register cap, asked for, stay; a mark point becomes the PDL wait;
+    // the streaming down's default cap does not apply).
+    const int timeline = c.timeline, maxreg = maxreg_set ? c.maxreg : 0;
     c = gu ? default_gate_up_config(key.h, key.k) : default_down_config(key.h, key.i, key.si, key.k);
     c.stream = 0;
     c.timeline = timeline ? 1 : 0;

@@ -186,7 +186,8 @@ constexpr int kGateUpOrderDefault = 1;
 MOEGEMV_HD constexpr int scale_feed_buffers(int ahead) { return ahead == 1 ? 1 : ahead + 1; }
 // Session 8 (runs 3, 4, each n s s n in one run): with one producer lane per segment (session 7)
 // the ring wins at I <= 512 too: Qwen3-Next down -7..-9% (M=1 6.86 -> 6.35 us), pair with PDL
-// M=1 14.35 -> 14.15, M=2 21.0 -> 20.3, M=4 32.2 -> 31.2.
+// M=1 14.35 -> 14.15, M=2 21.0 -> 20.3, M=4 32.2 -> 31.2 (runs 8-9 then put Qwen3-Next on two
+// CTAs per SM with the feed in registers: down_two_per_sm_default; this stands where those do not fit).
 MOEGEMV_HD constexpr int down_scale_ahead_default(int h, int i) {
   return (h <= 5120 && i >= 1024) || i <= 512 ? 2 : 1;
 }
@@ -197,23 +198,39 @@ MOEGEMV_HD constexpr int down_scale_ahead_default(int h, int i) {
 // and GLM-4.5's 14% slower (Llama-4 +1%), so only there. One copy per slot (dc_runs=1) measured
 // -10% on Qwen3-Next in order but +7% with the lanes, -2..5% on GLM-4.5, +-1% elsewhere: not used.
 MOEGEMV_HD constexpr int down_producer_lanes_default(int i) { return i <= 512 ? 1 : 0; }
-// Session 8 (runs 2, 3): Qwen3-Next's gate_up with 3 steps in flight at 8 CTAs/SM (127 registers,
-// no spill): M=1 gate_up 7.27 -> 6.90 us, pair with PDL 14.40 -> 13.50 (run 3: 14.35 -> 13.53),
-// but M=2 +5% and M=4 +8% (fewer CTAs/SM over several waves). So a second kernel for M = 1 only,
-// where H <= 2048; the other presets not measured.
-MOEGEMV_HD constexpr int gate_up_single_token_pipe(int h) { return h <= 2048 ? 3 : 0; }
-constexpr int kGateUpSingleTokenMinBlocks = 8;
+// Session 8 (runs 2, 3, 6, 7): a second gate_up kernel for M = 1 with 3 steps in flight at 16
+// resident warps per SM (~128 registers, no spill), where it measured faster: Qwen3-Next (H <=
+// 2048; 8 CTAs/SM) pair with PDL at M=1 14.06 -> 13.02 us (run 6; one kernel for all M was +5%
+// at M=2, +8% at M=4: fewer CTAs/SM over several waves); Llama-4 (K = 1; 4 CTAs/SM) gate_up
+// 33.9 -> 33.0, pair with PDL 53.6 -> 53.15 (run 7). DeepSeek-V3 and GLM-4.5 (the split tile at
+// 4 CTAs/SM): gate_up 1-2.5% slower, none.
+MOEGEMV_HD constexpr int gate_up_single_token_pipe(int h, int k) { return h <= 2048 || k == 1 ? 3 : 0; }
+MOEGEMV_HD constexpr int gate_up_single_token_min_blocks(int warps) { return 16 / warps > 1 ? 16 / warps : 1; }
 MOEGEMV_HD constexpr KernelConfig default_gate_up_config(int h, int k) {
   const int split = gate_up_split_default(h, k) ? 1 : 0;
   const int warps = gate_up_warps_default(h);
-  const int m1_pipe = gate_up_single_token_pipe(h);
+  const int m1_pipe = split ? 0 : gate_up_single_token_pipe(h, k);
   return {warps, 2, 0, gate_up_min_blocks(split, warps), 0, 0, split, kStreamGateUpDefault, 0, 0,
           kGateUpStageDefault, kGateUpOrderDefault, 0, 0, 0, 0, 0, 0, 0, 0,
-          m1_pipe, m1_pipe ? kGateUpSingleTokenMinBlocks : 0};
+          m1_pipe, m1_pipe ? gate_up_single_token_min_blocks(warps) : 0};
+}
+// Session 8 (runs 8, 9, n b c c b n): two streaming down CTAs per SM where I <= 512 and two fit
+// at 72 registers (13 warps on Qwen3-Next: 2 x 13 x 32 x 72 = 60K of 64K; a 2-slot ring, so two
+// fit in shared memory; the scale feed in registers, since the ring spills 20 bytes at 72): the
+// persistent grid doubles, so at M = 1 each CTA takes one unit instead of two after the PDL wait
+// (run 5: ~1.6 us per unit). Qwen3-Next pair with PDL M=1 13.04 -> 12.54 us, M=2 +0.3%, M=4
+// -2%, M=8 -4%; the down alone is slower (M=1 6.35 -> 6.60): the gain is the overlap.
+constexpr int kDownTwoPerSmRegs = 72;
+// (With >= 8 segments the down has one warp per segment, down_stream_target_warps, so its CTA is
+// the segments' warps plus the producer and the combiner.)
+MOEGEMV_HD constexpr bool down_two_per_sm_default(int i, int si, int k) {
+  const int segments = k + (si > 0 ? 1 : 0);
+  return i <= 512 && segments >= 8 && 2 * (segments + 2) * 32 * kDownTwoPerSmRegs <= 64 * 1024;
 }
 MOEGEMV_HD constexpr KernelConfig default_down_config(int h, int i, int si, int k) {
-  return {4, 2, 1, 4, 0, 0, 1, kStreamDownDefault, 0, 0, 0, 0, down_scale_ahead_default(h, i), 0, 0,
-          2, down_producer_lanes_default(i), 0, 0, 0, 0, 0};
+  const bool two = down_two_per_sm_default(i, si, k);
+  return {4, 2, 1, 4, 0, 0, 1, kStreamDownDefault, 0, 0, 0, 0, two ? 1 : down_scale_ahead_default(h, i), 0, 0,
+          2, down_producer_lanes_default(i), 0, 0, two ? kDownTwoPerSmRegs : 0, 0, 0};
 }
 
 MOEGEMV_HD constexpr int ceil_div(int a, int b) { return (a + b - 1) / b; }

@@ -96,3 +96,16 @@ if [ "$phase" = 9 ]; then
   VARIANTS="n: b:dc_maxreg=72,dc_pipe=2 c:dc_maxreg=72,dc_pipe=2,dc_sahead=1 c:dc_maxreg=72,dc_pipe=2,dc_sahead=1 \
 b:dc_maxreg=72,dc_pipe=2 n:" MS=1,2,4,8 tools/gpu_ab.sh
 fi
+# Run 10 (the last): v25 = two down CTAs per SM on Qwen3-Next (run 9's c) and the M = 1 gate_up
+# kernel on Llama-4 (run 7's p), each against the config before in one run (n o o n); the check
+# and [gpu] tests of the defaults; the full M = 1..16 table with JSON.
+if [ "$phase" = 10 ]; then
+  out=${OUT:-/tmp/out}
+  VARIANTS="n: o:dc_maxreg=0,dc_pipe=4,dc_sahead=2 o:dc_maxreg=0,dc_pipe=4,dc_sahead=2 n:" MS=1,4 \
+    ROWS=" down |pair_pdl|ceiling" tools/gpu_ab.sh
+  VARIANTS="n: o:gu_m1pipe=0 o:gu_m1pipe=0 n:" MODELS=llama4-maverick MS=1,4 ROWS=" gate_up |pair_pdl|ceiling" tools/gpu_ab.sh
+  tools/gpu_check_defaults.sh
+  timeout 200 .gpubin/moegemv bench --json "$out/s8_final.json" > "$out/s8_final.log" 2>&1
+  echo "full rc=$?"
+  grep -E "^(qwen|deep|glm|llama|stream)" "$out/s8_final.log" | grep -E "pair_pdl|ceiling"
+fi

@@ -174,9 +174,29 @@ TEST_CASE("the streaming config fills its shape-derived fields and fits shared m
   // cost shared memory, but no preset loses ring depth to them.
   const Key glm{Kind::kDownCombine, 5120, 1536, 1536, 8}, llama{Kind::kDownCombine, 5120, 8192, 8192, 1};
   const Key qwen_dc{Kind::kDownCombine, 2048, 512, 512, 10};
+  const Key wide_qwen_dc{Kind::kDownCombine, 2048, 512, 512, 16};  // too many warps for two per SM
   CHECK(jit::kernel_config(dc, "").sahead == 1);
-  CHECK(jit::kernel_config(qwen_dc, "").sahead == 2);
-  CHECK(jit::kernel_config(qwen_dc, "").pipe == jit::kernel_config(qwen_dc, "dc_sahead=1").pipe);
+  CHECK(jit::kernel_config(wide_qwen_dc, "").sahead == 2);
+  CHECK(jit::kernel_config(wide_qwen_dc, "").pipe == jit::kernel_config(wide_qwen_dc, "dc_sahead=1").pipe);
+  // Two streaming down CTAs per SM (session 8) where I <= 512 and 2 x (segments + 2) warps fit
+  // at 72 registers: Qwen3-Next (11 segments); a 2-slot ring, the scale feed in registers, the
+  // cap in the source; not at K = 16, not on the wide shapes, not on the classic fallback.
+  const KernelConfig two = jit::kernel_config(qwen_dc, "");
+  CHECK(two.maxreg == kDownTwoPerSmRegs);
+  CHECK(two.pipe == 2);
+  CHECK(two.sahead == 1);
+  CHECK(2 * (two.warps + stream_extra_warps(false)) * 32 * two.maxreg <= 64 * 1024);
+  CHECK(2 * jit::smem_bytes(qwen_dc, two) <= kMaxSmemBytes);
+  CHECK(jit::generate_source(qwen_dc, "sm_90", "").find("__maxnreg__(72)") != std::string::npos);
+  CHECK(jit::kernel_config(qwen_dc, "dc_pipe=3").pipe == 3);
+  CHECK(jit::kernel_config(qwen_dc, "dc_maxreg=0").pipe == 4);
+  CHECK(jit::kernel_config(wide_qwen_dc, "").maxreg == 0);
+  CHECK(jit::kernel_config(dc, "").maxreg == 0);
+  CHECK(jit::kernel_config(Key{Kind::kDownCombine, 2048, 512, 0, 4}, "").maxreg == 0);  // 4 segments
+  const Key classic_dc{Kind::kDownCombine, 2048, 384, 384, 10};  // I % 256 != 0: the classic kernel
+  CHECK(jit::kernel_config(classic_dc, "").stream == 0);
+  CHECK(jit::kernel_config(classic_dc, "").maxreg == 0);
+  CHECK(jit::generate_source(classic_dc, "sm_90", "").find("__maxnreg__") == std::string::npos);
   CHECK(jit::kernel_config(glm, "").sahead == 2);
   CHECK(jit::kernel_config(llama, "").sahead == 2);
   CHECK(jit::kernel_config(glm, "").pipe == jit::kernel_config(glm, "dc_sahead=1").pipe);
@@ -221,8 +241,13 @@ TEST_CASE("the streaming config fills its shape-derived fields and fits shared m
   CHECK_FALSE(jit::has_single_token_kernel(jit::kernel_config(qwen_gu, "gu_m1pipe=0")));
   CHECK(jit::generate_source(qwen_gu, "sm_90", "gu_m1pipe=0").find("_m1(") == std::string::npos);
   CHECK_FALSE(jit::has_single_token_kernel(jit::kernel_config(qwen_gu, "gu_stream=1")));
-  CHECK_FALSE(jit::has_single_token_kernel(jit::kernel_config(gu, "")));
+  CHECK_FALSE(jit::has_single_token_kernel(jit::kernel_config(gu, "")));  // DeepSeek-V3: split tile
   CHECK(jit::generate_source(gu, "sm_90", "").find("_m1(") == std::string::npos);
+  const Key llama_gu{Kind::kGateUp, 5120, 8192, 8192, 1};  // K = 1: 3 steps at 4 CTAs/SM
+  const std::string llama_src = jit::generate_source(llama_gu, "sm_90", "");
+  CHECK(llama_src.find("__launch_bounds__(128, 4)\nmoegemv_gate_up_5120_8192_8192_1_m1(") != std::string::npos);
+  CHECK(llama_src.find("__launch_bounds__(128, 5)\nmoegemv_gate_up_5120_8192_8192_1(") != std::string::npos);
+  CHECK_FALSE(jit::has_single_token_kernel(jit::kernel_config(Key{Kind::kGateUp, 5120, 1536, 1536, 8}, "")));
   const KernelConfig asked = jit::kernel_config(gu, "gu_m1pipe=3");
   CHECK(asked.m1_pipe == 3);
   CHECK(asked.m1_minb == asked.min_blocks);

@@ -90,7 +90,11 @@ TEST_CASE("the streaming down compiles without spills with either scale feed and
                                                        {"dc_launch=2", "#define MOEGEMV_DC_LAUNCH 2"}};
   for (const Key& key : issue_keys()) {
     if (key.kind != Kind::kDownCombine || key.i % 256 != 0 || key.si % 256 != 0) continue;
-    for (const auto& [tune, define] : tunes) {
+    // Two CTAs per SM (the default cap of 72 registers, session 8) leave no room for the variants
+    // (the scale ring spills 20 bytes there): they are measured, and compiled here, without it.
+    const bool capped = jit::kernel_config(key, "").maxreg != 0;
+    for (const auto& [name, define] : tunes) {
+      const std::string tune = std::string(name) + (capped ? ",dc_maxreg=0" : "");
       INFO(key.str() << " " << tune);
       const std::string source = jit::generate_source(key, "sm_90", tune);
       if (define) CHECK(source.find(define) != std::string::npos);
