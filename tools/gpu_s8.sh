@@ -109,3 +109,12 @@ if [ "$phase" = 10 ]; then
   echo "full rc=$?"
   grep -E "^(qwen|deep|glm|llama|stream)" "$out/s8_final.log" | grep -E "pair_pdl|ceiling"
 fi
+# Run 11: v25's timelines with the down's mark points (1 = the PDL wait, 2 = first act staged,
+# 4 = first unit handed over) on Qwen3-Next and DeepSeek-V3, M = 1, for the notes.
+if [ "$phase" = 11 ]; then
+  for mk in 1 2 4; do
+    echo "== v25 timeline, second stamp at mark $mk"
+    MOEGEMV_CACHE_DIR=/tmp/cache_tl_v25_$mk MOEGEMV_TUNE="gu_timeline=1,dc_timeline=$mk" timeout 100 \
+      .gpubin/moegemv bench --timeline --model qwen3-next,deepseek-v3 --m 1 --batches 3 2>&1 | grep -A2 "pair_pdl:" | grep -v "^--"
+  done
+fi
