@@ -118,3 +118,15 @@ if [ "$phase" = 11 ]; then
       .gpubin/moegemv bench --timeline --model qwen3-next,deepseek-v3 --m 1 --batches 3 2>&1 | grep -A2 "pair_pdl:" | grep -v "^--"
   done
 fi
+# Run 12: DeepSeek-V3's down spends ~4 us between its PDL wait and its first token's act staged
+# (run 11, mark 2). Is it the routing info's dependent loads (ids -> alpha2) after the act's? With
+# dc_early=1 (first token's info and gssd before the wait) the mark moves if so.
+if [ "$phase" = 12 ]; then
+  for tune in "" ",dc_early=1"; do
+    for mk in 1 2; do
+      echo "== timeline mark $mk$tune"
+      MOEGEMV_CACHE_DIR=/tmp/cache_tl12_$mk$tune MOEGEMV_TUNE="gu_timeline=1,dc_timeline=$mk$tune" timeout 100 \
+        .gpubin/moegemv bench --timeline --model deepseek-v3 --m 1 --batches 3 2>&1 | grep -A2 "pair_pdl:" | grep -E "pair_pdl|down"
+    done
+  done
+fi
