@@ -145,7 +145,8 @@ bool complete_stream_config(const Key& key, KernelConfig& c, bool pipe_set, bool
   if (!gu) c.warps = down_stream_warps(key.si, key.k, c.chunks);
   const bool slots_auto = gu && c.slots == 0;
   if (slots_auto) c.slots = 1;
-  if (!pipe_set && !gu && c.maxreg == kDownTwoPerSmRegs && down_two_per_sm_default(key.i, key.si, key.k)) {
+  if (!pipe_set && !gu && c.maxreg == kDownTwoPerSmRegs &&
+      down_two_per_sm_default(key.i, key.si, key.k)) {
     c.pipe = 2;  // two CTAs per SM: a 2-slot ring each (params.h)
   } else if (!pipe_set) {
     c.pipe = 4;
@@ -230,14 +231,16 @@ KernelConfig kernel_config(const Key& key, const std::string& tune) {
     else if (field == "early" && !gu && value <= 1) c.early = value;
     else if (field == "launch" && !gu && value <= 2) c.launch = value;
     else if (field == "timeline" && value <= (gu ? 1 : 4)) c.timeline = value;
-    else if (field == "maxreg" && (value == 0 || (value >= 24 && value <= 255))) c.maxreg = value, maxreg_set = true;
+    else if (field == "maxreg" && (value == 0 || (value >= 24 && value <= 255)))
+      c.maxreg = value, maxreg_set = true;
     else if (field == "m1pipe" && gu && value <= 8) c.m1_pipe = value;
     else if (field == "m1minb" && gu && value >= 1 && value <= 16) c.m1_minb = value;
     else throw ArgumentError("MOEGEMV_TUNE",
                              "warps 1..32, pipe 1..8, direct 0|1, minb 1..16, l2 0|1, gu_ring 0|1, "
                              "dc_ring 0|1|2, split 0|1, stream 0|1, dc_chunks 1..16, gu_slots 1..8, "
                              "gu_stage 0|1, gu_order 0|1, dc_sahead 1|2, dc_runs 1|2, dc_lanes 0..3, "
-                             "dc_early 0|1, dc_launch 0..2, gu_m1pipe 0..8, gu_m1minb 1..16, maxreg 0|24..255, timeline 0|1 (dc_ 0..4: mark points; diagnostic), "
+                             "dc_early 0|1, dc_launch 0..2, gu_m1pipe 0..8, gu_m1minb 1..16, "
+                             "maxreg 0|24..255, timeline 0|1 (dc_ 0..4: mark points; diagnostic), "
                              "knock 0..15 (diagnostic, wrong results)",
                              item);
   }
@@ -309,10 +312,11 @@ std::string generate_source(const Key& key, const std::string& arch, const std::
   smem_bytes(key, c);  // validates the key and that it fits
   const bool gate_up = key.kind == Kind::kGateUp;
   if (c.stream) {
+    const int stream_threads = 32 * (c.warps + stream_extra_warps(gate_up));
     std::map<std::string, std::string> values = {{"key", key.str()},
                                                  {"arch", arch},
                                                  {"templates_hash", templates_hash()},
-                                                 {"bounds", bounds(c, 32 * (c.warps + stream_extra_warps(gate_up)), 1)},
+                                                 {"bounds", bounds(c, stream_threads, 1)},
                                                  {"name", kernel_name(key)},
                                                  {"h", std::to_string(key.h)},
                                                  {"i", std::to_string(key.i)},
@@ -350,11 +354,14 @@ std::string generate_source(const Key& key, const std::string& arch, const std::
     return render(kClassicKernel, values);
   };
   std::string kernels = kernel(kernel_name(key), c.pipe, c.min_blocks);
-  if (has_single_token_kernel(c)) kernels += kernel(single_token_kernel_name(key), c.m1_pipe, c.m1_minb);
+  if (has_single_token_kernel(c))
+    kernels += kernel(single_token_kernel_name(key), c.m1_pipe, c.m1_minb);
   return render(kInstantiation, {{"key", key.str()},
                                  {"arch", arch},
                                  {"templates_hash", templates_hash()},
-                                 {"header", gate_up ? "gate_up.cuh" : c.ring == 2 ? "down_persistent.cuh" : "down_combine.cuh"},
+                                 {"header", gate_up        ? "gate_up.cuh"
+                                            : c.ring == 2 ? "down_persistent.cuh"
+                                                          : "down_combine.cuh"},
                                  {"defines", config_defines(c)},
                                  {"kernels", kernels}});
 }

@@ -16,7 +16,8 @@ namespace moegemv::detail {
 struct LoadedKernel {
   driver::Module module;
   CUfunction function = nullptr;
-  CUfunction single_token = nullptr;  ///< classic gate_up: the kernel for M = 1, where the config has one
+  /// Classic gate_up: the module's kernel for M = 1, where the config has one.
+  CUfunction single_token = nullptr;
   int warps = 0;
   int smem_bytes = 0;
   std::string arch;

@@ -100,7 +100,8 @@ struct StreamReadParams {
 
 // MOEGEMV_DC_LAUNCH: where the streaming down lets the next kernel (the next layer's gate_up)
 // launch: 0 right after its PDL wait; 1 after its first token's act is staged; 2 after its last
-// unit. The next gate_up's pre-wait weight loads compete with the down's loads after its wait.
+// unit, so that the next gate_up's pre-wait weight loads do not compete with the down's loads
+// after its wait. Session 8 (run 4): no effect on any preset; 0 stays.
 #ifndef MOEGEMV_DC_LAUNCH
 #define MOEGEMV_DC_LAUNCH 0
 #endif
@@ -134,12 +135,13 @@ struct KernelConfig {
   int timeline;    // DIAGNOSTIC ONLY: 1 = CTA timestamps (MOEGEMV_TIMELINE, timeline.cuh); 0 in real use
   int runs;        // streaming down_combine: copies per 8-row slot, 1 or 2 (MOEGEMV_DC_RUNS); 0 in gate_up
   int lanes;       // streaming down_combine: 1 = one producer lane per segment (MOEGEMV_DC_LANES;
-                   // 2, 3: its untested variants that prepare each copy before waiting)
+                   // 2, 3: variants that prepare each copy before waiting, no gain in session 8)
   int early;       // streaming down_combine: 1 = routing info before the PDL wait (MOEGEMV_DC_EARLY)
-  int launch;      // streaming down_combine: where griddepcontrol.launch_dependents is (MOEGEMV_DC_LAUNCH)
-  int maxreg;      // registers per thread (__maxnreg__) instead of __launch_bounds__; 0 = the bounds
-  int m1_pipe;     // classic gate_up: a second kernel in the module for M = 1 with this many steps in
-                   // flight (0: none; the launcher picks it when M = 1)
+  int launch;      // streaming down_combine: where griddepcontrol.launch_dependents is
+                   // (MOEGEMV_DC_LAUNCH)
+  int maxreg;      // registers per thread (__maxnreg__) instead of __launch_bounds__; 0: bounds
+  int m1_pipe;     // classic gate_up: a second kernel in the module for M = 1 with this many
+                   // steps in flight (0: none; the launcher picks it when M = 1)
   int m1_minb;     // ... and this many CTAs/SM for its __launch_bounds__
 };
 
@@ -187,7 +189,8 @@ MOEGEMV_HD constexpr int scale_feed_buffers(int ahead) { return ahead == 1 ? 1 :
 // Session 8 (runs 3, 4, each n s s n in one run): with one producer lane per segment (session 7)
 // the ring wins at I <= 512 too: Qwen3-Next down -7..-9% (M=1 6.86 -> 6.35 us), pair with PDL
 // M=1 14.35 -> 14.15, M=2 21.0 -> 20.3, M=4 32.2 -> 31.2 (runs 8-9 then put Qwen3-Next on two
-// CTAs per SM with the feed in registers: down_two_per_sm_default; this stands where those do not fit).
+// CTAs per SM with the feed in registers: down_two_per_sm_default; this stands where those do
+// not fit).
 MOEGEMV_HD constexpr int down_scale_ahead_default(int h, int i) {
   return (h <= 5120 && i >= 1024) || i <= 512 ? 2 : 1;
 }
@@ -204,15 +207,24 @@ MOEGEMV_HD constexpr int down_producer_lanes_default(int i) { return i <= 512 ? 
 // at M=2, +8% at M=4: fewer CTAs/SM over several waves); Llama-4 (K = 1; 4 CTAs/SM) gate_up
 // 33.9 -> 33.0, pair with PDL 53.6 -> 53.15 (run 7). DeepSeek-V3 and GLM-4.5 (the split tile at
 // 4 CTAs/SM): gate_up 1-2.5% slower, none.
-MOEGEMV_HD constexpr int gate_up_single_token_pipe(int h, int k) { return h <= 2048 || k == 1 ? 3 : 0; }
-MOEGEMV_HD constexpr int gate_up_single_token_min_blocks(int warps) { return 16 / warps > 1 ? 16 / warps : 1; }
+MOEGEMV_HD constexpr int gate_up_single_token_pipe(int h, int k) {
+  return h <= 2048 || k == 1 ? 3 : 0;
+}
+MOEGEMV_HD constexpr int gate_up_single_token_min_blocks(int warps) {
+  return 16 / warps > 1 ? 16 / warps : 1;
+}
 MOEGEMV_HD constexpr KernelConfig default_gate_up_config(int h, int k) {
-  const int split = gate_up_split_default(h, k) ? 1 : 0;
-  const int warps = gate_up_warps_default(h);
-  const int m1_pipe = split ? 0 : gate_up_single_token_pipe(h, k);
-  return {warps, 2, 0, gate_up_min_blocks(split, warps), 0, 0, split, kStreamGateUpDefault, 0, 0,
-          kGateUpStageDefault, kGateUpOrderDefault, 0, 0, 0, 0, 0, 0, 0, 0,
-          m1_pipe, m1_pipe ? gate_up_single_token_min_blocks(warps) : 0};
+  KernelConfig c{};  // fields not named here are 0
+  c.split = gate_up_split_default(h, k) ? 1 : 0;
+  c.warps = gate_up_warps_default(h);
+  c.pipe = 2;
+  c.min_blocks = gate_up_min_blocks(c.split != 0, c.warps);
+  c.stream = kStreamGateUpDefault;
+  c.stage = kGateUpStageDefault;
+  c.order = kGateUpOrderDefault;
+  c.m1_pipe = c.split ? 0 : gate_up_single_token_pipe(h, k);
+  c.m1_minb = c.m1_pipe ? gate_up_single_token_min_blocks(c.warps) : 0;
+  return c;
 }
 // Session 8 (runs 8, 9, n b c c b n): two streaming down CTAs per SM where I <= 512 and two fit
 // at 72 registers (13 warps on Qwen3-Next: 2 x 13 x 32 x 72 = 60K of 64K; a 2-slot ring, so two
@@ -229,8 +241,18 @@ MOEGEMV_HD constexpr bool down_two_per_sm_default(int i, int si, int k) {
 }
 MOEGEMV_HD constexpr KernelConfig default_down_config(int h, int i, int si, int k) {
   const bool two = down_two_per_sm_default(i, si, k);
-  return {4, 2, 1, 4, 0, 0, 1, kStreamDownDefault, 0, 0, 0, 0, two ? 1 : down_scale_ahead_default(h, i), 0, 0,
-          2, down_producer_lanes_default(i), 0, 0, two ? kDownTwoPerSmRegs : 0, 0, 0};
+  KernelConfig c{};  // fields not named here are 0
+  c.warps = 4;       // the classic kernel's (the streaming config replaces warps and pipe)
+  c.pipe = 2;
+  c.direct_b = 1;
+  c.min_blocks = 4;
+  c.split = 1;
+  c.stream = kStreamDownDefault;
+  c.sahead = two ? 1 : down_scale_ahead_default(h, i);
+  c.runs = 2;
+  c.lanes = down_producer_lanes_default(i);
+  c.maxreg = two ? kDownTwoPerSmRegs : 0;
+  return c;
 }
 
 MOEGEMV_HD constexpr int ceil_div(int a, int b) { return (a + b - 1) / b; }

@@ -177,7 +177,8 @@ TEST_CASE("the streaming config fills its shape-derived fields and fits shared m
   const Key wide_qwen_dc{Kind::kDownCombine, 2048, 512, 512, 16};  // too many warps for two per SM
   CHECK(jit::kernel_config(dc, "").sahead == 1);
   CHECK(jit::kernel_config(wide_qwen_dc, "").sahead == 2);
-  CHECK(jit::kernel_config(wide_qwen_dc, "").pipe == jit::kernel_config(wide_qwen_dc, "dc_sahead=1").pipe);
+  CHECK(jit::kernel_config(wide_qwen_dc, "").pipe ==
+        jit::kernel_config(wide_qwen_dc, "dc_sahead=1").pipe);
   // Two streaming down CTAs per SM (session 8) where I <= 512 and 2 x (segments + 2) warps fit
   // at 72 registers: Qwen3-Next (11 segments); a 2-slot ring, the scale feed in registers, the
   // cap in the source; not at K = 16, not on the wide shapes, not on the classic fallback.
@@ -192,7 +193,8 @@ TEST_CASE("the streaming config fills its shape-derived fields and fits shared m
   CHECK(jit::kernel_config(qwen_dc, "dc_maxreg=0").pipe == 4);
   CHECK(jit::kernel_config(wide_qwen_dc, "").maxreg == 0);
   CHECK(jit::kernel_config(dc, "").maxreg == 0);
-  CHECK(jit::kernel_config(Key{Kind::kDownCombine, 2048, 512, 0, 4}, "").maxreg == 0);  // 4 segments
+  const Key four_segments{Kind::kDownCombine, 2048, 512, 0, 4};
+  CHECK(jit::kernel_config(four_segments, "").maxreg == 0);
   const Key classic_dc{Kind::kDownCombine, 2048, 384, 384, 10};  // I % 256 != 0: the classic kernel
   CHECK(jit::kernel_config(classic_dc, "").stream == 0);
   CHECK(jit::kernel_config(classic_dc, "").maxreg == 0);
@@ -218,24 +220,29 @@ TEST_CASE("the streaming config fills its shape-derived fields and fits shared m
   for (const Key& key : {gu, dc, Key{Kind::kDownCombine, 2048, 384, 0, 8}}) {
     INFO(key.str());
     const std::string capped = jit::generate_source(key, "sm_90", "gu_maxreg=88,dc_maxreg=80");
-    CHECK(capped.find(key.kind == Kind::kGateUp ? "__maxnreg__(88)" : "__maxnreg__(80)") != std::string::npos);
+    CHECK(capped.find(key.kind == Kind::kGateUp ? "__maxnreg__(88)" : "__maxnreg__(80)") !=
+          std::string::npos);
     CHECK(capped.find("__launch_bounds__(") == std::string::npos);
   }
   CHECK_THROWS_WITH(jit::kernel_config(dc, "dc_maxreg=16"), Catch::Contains("dc_maxreg=16"));
   CHECK(jit::generate_source(dc, "sm_90", "").find("MOEGEMV_DC_LAUNCH") == std::string::npos);
-  CHECK(jit::generate_source(dc, "sm_90", "dc_launch=2").find("#define MOEGEMV_DC_LAUNCH 2") != std::string::npos);
+  CHECK(jit::generate_source(dc, "sm_90", "dc_launch=2").find("#define MOEGEMV_DC_LAUNCH 2") !=
+        std::string::npos);
   CHECK_THROWS_WITH(jit::kernel_config(dc, "dc_launch=3"), Catch::Contains("dc_launch=3"));
   CHECK_THROWS_WITH(jit::kernel_config(gu, "gu_launch=1"), Catch::Contains("gu_launch=1"));
-  CHECK(jit::generate_source(dc, "sm_90", "dc_timeline=3").find("#define MOEGEMV_TIMELINE 3") != std::string::npos);
+  CHECK(jit::generate_source(dc, "sm_90", "dc_timeline=3").find("#define MOEGEMV_TIMELINE 3") !=
+        std::string::npos);
   CHECK_THROWS_WITH(jit::kernel_config(gu, "gu_timeline=2"), Catch::Contains("gu_timeline=2"));
   // The M = 1 gate_up kernel (session 8): a second instantiation with 3 steps in flight at 8
   // CTAs/SM where H <= 2048 (Qwen3-Next), none on the wide shapes; knobs turn it off or on; the
   // streaming gate_up and down_combine have none.
   const Key qwen_gu{Kind::kGateUp, 2048, 512, 512, 10};
   const std::string qwen_src = jit::generate_source(qwen_gu, "sm_90", "");
-  CHECK(qwen_src.find("__launch_bounds__(64, 8)\nmoegemv_gate_up_2048_512_512_10_m1(") != std::string::npos);
+  CHECK(qwen_src.find("__launch_bounds__(64, 8)\nmoegemv_gate_up_2048_512_512_10_m1(") !=
+        std::string::npos);
   CHECK(qwen_src.find("moegemv::gate_up<2048, 512, 512, 10, 2, 3, ") != std::string::npos);
-  CHECK(qwen_src.find("__launch_bounds__(64, 10)\nmoegemv_gate_up_2048_512_512_10(") != std::string::npos);
+  CHECK(qwen_src.find("__launch_bounds__(64, 10)\nmoegemv_gate_up_2048_512_512_10(") !=
+        std::string::npos);
   CHECK(jit::single_token_kernel_name(qwen_gu) == "moegemv_gate_up_2048_512_512_10_m1");
   CHECK(jit::has_single_token_kernel(jit::kernel_config(qwen_gu, "")));
   CHECK_FALSE(jit::has_single_token_kernel(jit::kernel_config(qwen_gu, "gu_m1pipe=0")));
@@ -245,9 +252,12 @@ TEST_CASE("the streaming config fills its shape-derived fields and fits shared m
   CHECK(jit::generate_source(gu, "sm_90", "").find("_m1(") == std::string::npos);
   const Key llama_gu{Kind::kGateUp, 5120, 8192, 8192, 1};  // K = 1: 3 steps at 4 CTAs/SM
   const std::string llama_src = jit::generate_source(llama_gu, "sm_90", "");
-  CHECK(llama_src.find("__launch_bounds__(128, 4)\nmoegemv_gate_up_5120_8192_8192_1_m1(") != std::string::npos);
-  CHECK(llama_src.find("__launch_bounds__(128, 5)\nmoegemv_gate_up_5120_8192_8192_1(") != std::string::npos);
-  CHECK_FALSE(jit::has_single_token_kernel(jit::kernel_config(Key{Kind::kGateUp, 5120, 1536, 1536, 8}, "")));
+  CHECK(llama_src.find("__launch_bounds__(128, 4)\nmoegemv_gate_up_5120_8192_8192_1_m1(") !=
+        std::string::npos);
+  CHECK(llama_src.find("__launch_bounds__(128, 5)\nmoegemv_gate_up_5120_8192_8192_1(") !=
+        std::string::npos);
+  CHECK_FALSE(jit::has_single_token_kernel(
+      jit::kernel_config(Key{Kind::kGateUp, 5120, 1536, 1536, 8}, "")));
   const KernelConfig asked = jit::kernel_config(gu, "gu_m1pipe=3");
   CHECK(asked.m1_pipe == 3);
   CHECK(asked.m1_minb == asked.min_blocks);

@@ -28,7 +28,7 @@ TEST_CASE("every issue shape compiles for sm_90 and sm_100a", "[nvrtc]") {
                               jit::compile_options(arch));
       CHECK(out.cubin.size() > 1000);
       CHECK_FALSE(spills(out.log));
-      // The M = 1 kernel (session 8) is in the cubin beside the general one where the config has it.
+      // The M = 1 kernel (session 8) sits beside the general one where the config has one.
       const std::string image(out.cubin.begin(), out.cubin.end());
       CHECK((image.find(jit::single_token_kernel_name(key)) != std::string::npos) ==
             jit::has_single_token_kernel(jit::kernel_config(key, "")));
@@ -79,15 +79,16 @@ TEST_CASE("the streaming kernels compile without spills for every shape that tak
 }
 
 TEST_CASE("the streaming down compiles without spills with either scale feed and producer", "[nvrtc]") {
-  const std::pair<const char*, const char*> tunes[] = {{"dc_sahead=1", nullptr},
-                                                       {"dc_sahead=2", "#define MOEGEMV_DC_SAHEAD 2"},
-                                                       {"dc_runs=1", "#define MOEGEMV_DC_RUNS 1"},
-                                                       {"dc_lanes=1", "#define MOEGEMV_DC_LANES 1"},
-                                                       {"dc_lanes=2", "#define MOEGEMV_DC_LANES 2"},
-                                                       {"dc_lanes=3", "#define MOEGEMV_DC_LANES 3"},
-                                                       {"dc_early=1", "#define MOEGEMV_DC_EARLY 1"},
-                                                       {"dc_launch=1", "#define MOEGEMV_DC_LAUNCH 1"},
-                                                       {"dc_launch=2", "#define MOEGEMV_DC_LAUNCH 2"}};
+  const std::pair<const char*, const char*> tunes[] = {
+      {"dc_sahead=1", nullptr},
+      {"dc_sahead=2", "#define MOEGEMV_DC_SAHEAD 2"},
+      {"dc_runs=1", "#define MOEGEMV_DC_RUNS 1"},
+      {"dc_lanes=1", "#define MOEGEMV_DC_LANES 1"},
+      {"dc_lanes=2", "#define MOEGEMV_DC_LANES 2"},
+      {"dc_lanes=3", "#define MOEGEMV_DC_LANES 3"},
+      {"dc_early=1", "#define MOEGEMV_DC_EARLY 1"},
+      {"dc_launch=1", "#define MOEGEMV_DC_LAUNCH 1"},
+      {"dc_launch=2", "#define MOEGEMV_DC_LAUNCH 2"}};
   for (const Key& key : issue_keys()) {
     if (key.kind != Kind::kDownCombine || key.i % 256 != 0 || key.si % 256 != 0) continue;
     // Two CTAs per SM (the default cap of 72 registers, session 8) leave no room for the variants
@@ -107,7 +108,8 @@ TEST_CASE("the streaming down compiles without spills with either scale feed and
 }
 
 TEST_CASE("the diagnostic CTA timeline compiles into both kernels without spills", "[nvrtc]") {
-  for (const char* tune : {"gu_timeline=1", "dc_timeline=1", "dc_timeline=1,dc_stream=0", "dc_timeline=3"}) {
+  for (const char* tune :
+       {"gu_timeline=1", "dc_timeline=1", "dc_timeline=1,dc_stream=0", "dc_timeline=3"}) {
     const Key key{tune[0] == 'g' ? Kind::kGateUp : Kind::kDownCombine, 7168, 2048, 2048, 8};
     INFO(key.str() << " " << tune);
     auto out = jit::compile(jit::generate_source(key, "sm_90", tune), key.str(), "sm_90",
