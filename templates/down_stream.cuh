@@ -38,11 +38,25 @@ __device__ __forceinline__ void stage_down_act(const DownParams& p, int tok, ptx
                   bs);
 }
 
-// The token's routing (ids, tw: written before gate_up started, SPEC 5) and alpha2 (a weight).
+// MOEGEMV_DC_WSTAGE with one warp per segment: consumer warp s stages only its own act row (the
+// only one it reads) and the combiner the routing info (it alone reads it), so a token change
+// needs no barrier across the CTA.
+template <int SI, int K>
+__device__ __forceinline__ void stage_down_act_row(const DownParams& p, int tok, int seg, int lane,
+                                                   ptx::U32x4* bs, int len, int i) {
+  const unsigned short* row = seg < K ? p.act + (static_cast<long long>(tok) * K + seg) * i
+                                      : p.sact + static_cast<long long>(tok) * SI;
+  stage_groups_by(lane, 32, len / 8, [&](int gi) { return row + 8 * gi; }, bs + seg * (i / 8));
+  __syncwarp();
+}
+
+// The token's routing (ids, tw: written before gate_up started, SPEC 5) and alpha2 (a weight),
+// by threads j < K (j: threadIdx.x, or the combiner's lane).
 template <int K>
-__device__ __forceinline__ void stage_down_info(const DownParams& p, int tok, const DownToken& info) {
-  if (threadIdx.x < K) {
-    const int j = threadIdx.x, e = p.ids[tok * K + j];
+__device__ __forceinline__ void stage_down_info(const DownParams& p, int tok, const DownToken& info,
+                                                int j = threadIdx.x) {
+  if (j < K) {
+    const int e = p.ids[tok * K + j];
     info.state[j] = e < 0 ? 0 : e < p.e ? 1 : 2;
     info.alpha2[j] = e >= 0 && e < p.e ? p.alpha2[e] : 0.0f;
     info.tw[j] = p.tw[tok * K + j];
@@ -101,16 +115,25 @@ __device__ __forceinline__ void down_combine_units(const DownParams& p, const fl
   constexpr int W = S::kWarps;
   constexpr unsigned int kAll = (W + 1) * 32;
   const int lane = threadIdx.x % 32;
+  constexpr bool kWarpStage = MOEGEMV_DC_WSTAGE && CH == 1;
   float gssd = 0.0f;
-  if (MOEGEMV_DC_EARLY && SI > 0) gssd = *p.gssd;  // a weight: no need to wait for it
+  // Weights and routing need no wait (SPEC 5): with kWarpStage the first token's info too.
+  if ((MOEGEMV_DC_EARLY || kWarpStage) && SI > 0) gssd = *p.gssd;
+  if (kWarpStage && begin < end) stage_down_info<K>(p, begin / S::kTiles, info, lane);
   ptx::griddep_wait();
-  if (!MOEGEMV_DC_EARLY && SI > 0) gssd = *p.gssd;
-  int tok = -1;
+  if (!MOEGEMV_DC_EARLY && !kWarpStage && SI > 0) gssd = *p.gssd;
+  int tok = kWarpStage && begin < end ? begin / S::kTiles : -1;
+  if (kWarpStage) __syncwarp();
   for (int u = begin; u < end; ++u) {
     if (u / S::kTiles != tok) {  // the consumers restage info (and act) between these two
       tok = u / S::kTiles;
-      ptx::named_barrier(kTokenBar, kAll);
-      ptx::named_barrier(kTokenBar, kAll);
+      if constexpr (kWarpStage) {
+        stage_down_info<K>(p, tok, info, lane);
+        __syncwarp();
+      } else {
+        ptx::named_barrier(kTokenBar, kAll);
+        ptx::named_barrier(kTokenBar, kAll);
+      }
     }
     const RingPos<2> pos(u - begin);
     ptx::mbar_wait(pb.full(pos.slot), pos.parity);
@@ -195,7 +218,9 @@ __device__ __forceinline__ void down_stream(const DownParams& p) {
   for (int v = 0; v < MOEGEMV_DC_SAHEAD; ++v) fetch_scales(v), e_ahead[v] = e_fetch;
 
   // MOEGEMV_DC_EARLY: the first token's routing info before the wait, off the path after it.
-  const int early_tok = MOEGEMV_DC_EARLY && begin < end ? begin / S::kTiles : -1;
+  const int early_tok = MOEGEMV_DC_EARLY && !(MOEGEMV_DC_WSTAGE && CH == 1) && begin < end
+                            ? begin / S::kTiles
+                            : -1;
   if (early_tok >= 0) stage_down_info<K>(p, early_tok, info);
   ptx::griddep_wait();  // act and sact are gate_up's output
   if (MOEGEMV_DC_LAUNCH == 0) ptx::griddep_launch_dependents();
@@ -212,10 +237,14 @@ __device__ __forceinline__ void down_stream(const DownParams& p) {
     e_ahead[MOEGEMV_DC_SAHEAD - 1] = e_fetch;
     if (u / S::kTiles != tok) {
       tok = u / S::kTiles;
-      ptx::named_barrier(kTokenBar, kAll);  // nobody reads the previous token's act, info any more
-      stage_down_act<H, I, SI, K, CH, D>(p, tok, bs);
-      if (!MOEGEMV_DC_EARLY || tok != early_tok) stage_down_info<K>(p, tok, info);
-      ptx::named_barrier(kTokenBar, kAll);
+      if constexpr (MOEGEMV_DC_WSTAGE && CH == 1) {
+        stage_down_act_row<SI, K>(p, tok, seg, lane, bs, len, I);
+      } else {
+        ptx::named_barrier(kTokenBar, kAll);  // nobody reads the previous token's act, info any more
+        stage_down_act<H, I, SI, K, CH, D>(p, tok, bs);
+        if (!MOEGEMV_DC_EARLY || tok != early_tok) stage_down_info<K>(p, tok, info);
+        ptx::named_barrier(kTokenBar, kAll);
+      }
       if (MOEGEMV_DC_LAUNCH == 1 && u == begin) ptx::griddep_launch_dependents();
       if (u == begin) timeline::mark<2>();
     }

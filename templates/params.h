@@ -106,6 +106,12 @@ struct StreamReadParams {
 #define MOEGEMV_DC_LAUNCH 0
 #endif
 
+// MOEGEMV_DC_WSTAGE 1: with one warp per segment (chunks = 1), each consumer warp stages its own
+// act row and the combiner the routing info, with no CTA barrier at a token change (session 8).
+#ifndef MOEGEMV_DC_WSTAGE
+#define MOEGEMV_DC_WSTAGE 0
+#endif
+
 // DIAGNOSTIC (MOEGEMV_TIMELINE, templates/timeline.cuh): CTAs whose start / PDL wait / end are
 // recorded (later CTAs are not).
 constexpr int kTimelineCtas = 32768;
@@ -139,6 +145,7 @@ struct KernelConfig {
   int early;       // streaming down_combine: 1 = routing info before the PDL wait (MOEGEMV_DC_EARLY)
   int launch;      // streaming down_combine: where griddepcontrol.launch_dependents is
                    // (MOEGEMV_DC_LAUNCH)
+  int wstage;      // streaming down_combine: 1 = per-warp act staging (MOEGEMV_DC_WSTAGE)
   int maxreg;      // registers per thread (__maxnreg__) instead of __launch_bounds__; 0: bounds
   int m1_pipe;     // classic gate_up: a second kernel in the module for M = 1 with this many
                    // steps in flight (0: none; the launcher picks it when M = 1)

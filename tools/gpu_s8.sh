@@ -130,3 +130,17 @@ if [ "$phase" = 12 ]; then
     done
   done
 fi
+# Run 13: per-warp act staging (dc_wstage=1) where the down has one warp per segment: each
+# consumer warp stages only its own act row, the combiner the routing info (the first token's
+# before the wait), no CTA barrier at a token change. n w w n on Qwen3-Next, M = 1, 2, 4, 8; then
+# the check and the [gpu] tests with it, on shapes with one warp per segment.
+if [ "$phase" = 13 ]; then
+  out=${OUT:-/tmp/out}
+  VARIANTS="n: w:dc_wstage=1 w:dc_wstage=1 n:" MS=1,2,4,8 ROWS=" down |pair_pdl|ceiling" tools/gpu_ab.sh
+  MOEGEMV_TUNE=dc_wstage=1 timeout 150 .gpubin/moegemv check --shape 2048:512:512:10 --shape 2048:512:512:16 \
+    --shape 3072:1024:1024:7 --shape 2048:768:0:8 --m 1,3,16 --e 32 --replays 3 > "$out/check_wstage.log" 2>&1
+  echo "== check wstage rc=$? (1 is also the known act/sact elements)"
+  tools/check_summary.sh "$out/check_wstage.log"
+  MOEGEMV_TUNE=dc_wstage=1 timeout 100 .gpubin/test_runtime "[gpu]" > "$out/test_runtime_wstage.log" 2>&1
+  echo "test_runtime [gpu] wstage rc=$? $(tail -3 "$out/test_runtime_wstage.log" | tr '\n' ' ')"
+fi

@@ -88,7 +88,8 @@ TEST_CASE("the streaming down compiles without spills with either scale feed and
       {"dc_lanes=3", "#define MOEGEMV_DC_LANES 3"},
       {"dc_early=1", "#define MOEGEMV_DC_EARLY 1"},
       {"dc_launch=1", "#define MOEGEMV_DC_LAUNCH 1"},
-      {"dc_launch=2", "#define MOEGEMV_DC_LAUNCH 2"}};
+      {"dc_launch=2", "#define MOEGEMV_DC_LAUNCH 2"},
+      {"dc_wstage=1", "#define MOEGEMV_DC_WSTAGE 1"}};
   for (const Key& key : issue_keys()) {
     if (key.kind != Kind::kDownCombine || key.i % 256 != 0 || key.si % 256 != 0) continue;
     // Two CTAs per SM (the default cap of 72 registers, session 8) leave no room for the variants
