@@ -143,6 +143,7 @@ bool complete_stream_config(const Key& key, KernelConfig& c, bool pipe_set, bool
                        : down_stream_fits(key.i, key.si, key.k, c.chunks);
   if (!fits) return false;
   if (!gu) c.warps = down_stream_warps(key.si, key.k, c.chunks);
+  if (!gu && c.chunks != 1) c.wstage = 0;  // per-warp staging needs one warp per segment
   const bool slots_auto = gu && c.slots == 0;
   if (slots_auto) c.slots = 1;
   if (!pipe_set && !gu && c.maxreg == kDownTwoPerSmRegs &&

@@ -229,9 +229,17 @@ TEST_CASE("the streaming config fills its shape-derived fields and fits shared m
   CHECK(jit::generate_source(dc, "sm_90", "dc_launch=2").find("#define MOEGEMV_DC_LAUNCH 2") !=
         std::string::npos);
   CHECK_THROWS_WITH(jit::kernel_config(dc, "dc_launch=3"), Catch::Contains("dc_launch=3"));
-  CHECK(jit::generate_source(qwen_dc, "sm_90", "").find("MOEGEMV_DC_WSTAGE") == std::string::npos);
-  CHECK(jit::generate_source(qwen_dc, "sm_90", "dc_wstage=1").find("#define MOEGEMV_DC_WSTAGE 1") !=
+  // Per-warp act staging (session 8) by default where the down has one warp per segment
+  // (Qwen3-Next), never where it has more (DeepSeek-V3: 2) or on the classic kernel.
+  CHECK(jit::generate_source(qwen_dc, "sm_90", "").find("#define MOEGEMV_DC_WSTAGE 1") !=
         std::string::npos);
+  CHECK(jit::generate_source(qwen_dc, "sm_90", "dc_wstage=0").find("MOEGEMV_DC_WSTAGE") ==
+        std::string::npos);
+  CHECK(jit::kernel_config(dc, "").chunks == 2);
+  CHECK(jit::kernel_config(dc, "").wstage == 0);
+  CHECK(jit::generate_source(dc, "sm_90", "dc_wstage=1").find("MOEGEMV_DC_WSTAGE") ==
+        std::string::npos);
+  CHECK(jit::generate_source(classic_dc, "sm_90", "").find("MOEGEMV_DC_WSTAGE") == std::string::npos);
   CHECK_THROWS_WITH(jit::kernel_config(gu, "gu_wstage=1"), Catch::Contains("gu_wstage=1"));
   CHECK_THROWS_WITH(jit::kernel_config(gu, "gu_launch=1"), Catch::Contains("gu_launch=1"));
   CHECK(jit::generate_source(dc, "sm_90", "dc_timeline=3").find("#define MOEGEMV_TIMELINE 3") !=
