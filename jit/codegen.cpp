@@ -143,7 +143,11 @@ bool complete_stream_config(const Key& key, KernelConfig& c, bool pipe_set, bool
                        : down_stream_fits(key.i, key.si, key.k, c.chunks);
   if (!fits) return false;
   if (!gu) c.warps = down_stream_warps(key.si, key.k, c.chunks);
-  if (!gu && c.chunks != 1) c.wstage = 0;  // per-warp staging needs one warp per segment
+  // Per-warp staging: 1 needs one warp per segment; 2 a barrier id per segment (down_stream.cuh).
+  if (!gu && c.chunks != 1 && c.wstage == 1) c.wstage = 0;
+  if (!gu && c.wstage == 2 && down_stream_segments(key.si, key.k) > 14)
+    throw ArgumentError("MOEGEMV_TUNE", "dc_wstage=2 where the down has at most 14 segments",
+                        key.str());
   const bool slots_auto = gu && c.slots == 0;
   if (slots_auto) c.slots = 1;
   if (!pipe_set && !gu && c.maxreg == kDownTwoPerSmRegs &&
@@ -172,7 +176,7 @@ std::string config_defines(const KernelConfig& c) {
   if (c.stream && c.lanes) d += fmt::format("#define MOEGEMV_DC_LANES {}\n", c.lanes);
   if (c.stream && c.early) d += "#define MOEGEMV_DC_EARLY 1\n";
   if (c.stream && c.launch) d += fmt::format("#define MOEGEMV_DC_LAUNCH {}\n", c.launch);
-  if (c.stream && c.wstage) d += "#define MOEGEMV_DC_WSTAGE 1\n";
+  if (c.stream && c.wstage) d += fmt::format("#define MOEGEMV_DC_WSTAGE {}\n", c.wstage);
   if (c.timeline) d += fmt::format("#define MOEGEMV_TIMELINE {}\n", c.timeline);
   return d;
 }
@@ -232,7 +236,7 @@ KernelConfig kernel_config(const Key& key, const std::string& tune) {
     else if (field == "lanes" && !gu && value <= 3) c.lanes = value;
     else if (field == "early" && !gu && value <= 1) c.early = value;
     else if (field == "launch" && !gu && value <= 2) c.launch = value;
-    else if (field == "wstage" && !gu && value <= 1) c.wstage = value;
+    else if (field == "wstage" && !gu && value <= 2) c.wstage = value;
     else if (field == "timeline" && value <= (gu ? 1 : 4)) c.timeline = value;
     else if (field == "maxreg" && (value == 0 || (value >= 24 && value <= 255)))
       c.maxreg = value, maxreg_set = true;
@@ -242,7 +246,7 @@ KernelConfig kernel_config(const Key& key, const std::string& tune) {
                              "warps 1..32, pipe 1..8, direct 0|1, minb 1..16, l2 0|1, gu_ring 0|1, "
                              "dc_ring 0|1|2, split 0|1, stream 0|1, dc_chunks 1..16, gu_slots 1..8, "
                              "gu_stage 0|1, gu_order 0|1, dc_sahead 1|2, dc_runs 1|2, dc_lanes 0..3, "
-                             "dc_early 0|1, dc_launch 0..2, dc_wstage 0|1, gu_m1pipe 0..8, "
+                             "dc_early 0|1, dc_launch 0..2, dc_wstage 0..2, gu_m1pipe 0..8, "
                              "gu_m1minb 1..16, maxreg 0|24..255, "
                              "timeline 0|1 (dc_ 0..4: mark points; diagnostic), "
                              "knock 0..15 (diagnostic, wrong results)",

@@ -38,16 +38,25 @@ __device__ __forceinline__ void stage_down_act(const DownParams& p, int tok, ptx
                   bs);
 }
 
-// MOEGEMV_DC_WSTAGE with one warp per segment: consumer warp s stages only its own act row (the
-// only one it reads) and the combiner the routing info (it alone reads it), so a token change
-// needs no barrier across the CTA.
+// MOEGEMV_DC_WSTAGE: segment s's consumer warps stage only its act row (the only one they read)
+// and the combiner the routing info (it alone reads it), so a token change needs no barrier across
+// the CTA: 1 where the down has one warp per segment (default there), 2 also where it has several
+// (they stage the row together between two barriers of their own, ids kSegmentBar0 + s; built in
+// session 8 after its device time, not run on a GPU).
+constexpr unsigned int kSegmentBar0 = 2;
+constexpr int kMaxSegmentBars = 16 - kSegmentBar0;  // bar.sync ids 0..15
+template <int CH, int kSegs>
+__device__ __forceinline__ constexpr bool down_warp_stage() {
+  return MOEGEMV_DC_WSTAGE == 1 ? CH == 1 : MOEGEMV_DC_WSTAGE == 2 && kSegs <= kMaxSegmentBars;
+}
+
+// Threads [0, threads) of segment seg's warps stage its act row (or sact) for token tok.
 template <int SI, int K>
-__device__ __forceinline__ void stage_down_act_row(const DownParams& p, int tok, int seg, int lane,
-                                                   ptx::U32x4* bs, int len, int i) {
+__device__ __forceinline__ void stage_down_act_row(const DownParams& p, int tok, int seg, int tid,
+                                                   int threads, ptx::U32x4* bs, int len, int i) {
   const unsigned short* row = seg < K ? p.act + (static_cast<long long>(tok) * K + seg) * i
                                       : p.sact + static_cast<long long>(tok) * SI;
-  stage_groups_by(lane, 32, len / 8, [&](int gi) { return row + 8 * gi; }, bs + seg * (i / 8));
-  __syncwarp();
+  stage_groups_by(tid, threads, len / 8, [&](int gi) { return row + 8 * gi; }, bs + seg * (i / 8));
 }
 
 // The token's routing (ids, tw: written before gate_up started, SPEC 5) and alpha2 (a weight),
@@ -115,7 +124,7 @@ __device__ __forceinline__ void down_combine_units(const DownParams& p, const fl
   constexpr int W = S::kWarps;
   constexpr unsigned int kAll = (W + 1) * 32;
   const int lane = threadIdx.x % 32;
-  constexpr bool kWarpStage = MOEGEMV_DC_WSTAGE && CH == 1;
+  constexpr bool kWarpStage = down_warp_stage<CH, S::kSegs>();
   float gssd = 0.0f;
   // Weights and routing need no wait (SPEC 5): with kWarpStage the first token's info too.
   if ((MOEGEMV_DC_EARLY || kWarpStage) && SI > 0) gssd = *p.gssd;
@@ -218,9 +227,8 @@ __device__ __forceinline__ void down_stream(const DownParams& p) {
   for (int v = 0; v < MOEGEMV_DC_SAHEAD; ++v) fetch_scales(v), e_ahead[v] = e_fetch;
 
   // MOEGEMV_DC_EARLY: the first token's routing info before the wait, off the path after it.
-  const int early_tok = MOEGEMV_DC_EARLY && !(MOEGEMV_DC_WSTAGE && CH == 1) && begin < end
-                            ? begin / S::kTiles
-                            : -1;
+  constexpr bool kWarpStage = down_warp_stage<CH, S::kSegs>();
+  const int early_tok = MOEGEMV_DC_EARLY && !kWarpStage && begin < end ? begin / S::kTiles : -1;
   if (early_tok >= 0) stage_down_info<K>(p, early_tok, info);
   ptx::griddep_wait();  // act and sact are gate_up's output
   if (MOEGEMV_DC_LAUNCH == 0) ptx::griddep_launch_dependents();
@@ -237,8 +245,14 @@ __device__ __forceinline__ void down_stream(const DownParams& p) {
     e_ahead[MOEGEMV_DC_SAHEAD - 1] = e_fetch;
     if (u / S::kTiles != tok) {
       tok = u / S::kTiles;
-      if constexpr (MOEGEMV_DC_WSTAGE && CH == 1) {
-        stage_down_act_row<SI, K>(p, tok, seg, lane, bs, len, I);
+      if constexpr (kWarpStage && CH == 1) {
+        stage_down_act_row<SI, K>(p, tok, seg, lane, 32, bs, len, I);
+        __syncwarp();
+      } else if constexpr (kWarpStage) {
+        const unsigned int bar = kSegmentBar0 + seg, threads = CH * 32;
+        ptx::named_barrier(bar, threads);  // the segment's warps are done with the last row
+        stage_down_act_row<SI, K>(p, tok, seg, (warp % CH) * 32 + lane, threads, bs, len, I);
+        ptx::named_barrier(bar, threads);
       } else {
         ptx::named_barrier(kTokenBar, kAll);  // nobody reads the previous token's act, info any more
         stage_down_act<H, I, SI, K, CH, D>(p, tok, bs);

@@ -108,7 +108,7 @@ struct StreamReadParams {
 
 // MOEGEMV_DC_WSTAGE 1: with one warp per segment (chunks = 1), each consumer warp stages its own
 // act row and the combiner the routing info (the first token's before the PDL wait), with no CTA
-// barrier at a token change (session 8, run 13, n w w n: Qwen3-Next down 6.66 -> 5.80 us, pair
+// barrier at a token change (2: also with several warps per segment, down_stream.cuh; untested) (session 8, run 13, n w w n: Qwen3-Next down 6.66 -> 5.80 us, pair
 // with PDL M=1 12.57 -> 11.82, M=2 20.55 -> 19.30, M=4 30.8 -> 28.5, M=8 53.8 -> 51.0).
 #ifndef MOEGEMV_DC_WSTAGE
 #define MOEGEMV_DC_WSTAGE 0
@@ -147,7 +147,8 @@ struct KernelConfig {
   int early;       // streaming down_combine: 1 = routing info before the PDL wait (MOEGEMV_DC_EARLY)
   int launch;      // streaming down_combine: where griddepcontrol.launch_dependents is
                    // (MOEGEMV_DC_LAUNCH)
-  int wstage;      // streaming down_combine: 1 = per-warp act staging (MOEGEMV_DC_WSTAGE)
+  int wstage;      // streaming down_combine: 1 = per-warp act staging with one warp per segment,
+                   // 2 = also with several (MOEGEMV_DC_WSTAGE)
   int maxreg;      // registers per thread (__maxnreg__) instead of __launch_bounds__; 0: bounds
   int m1_pipe;     // classic gate_up: a second kernel in the module for M = 1 with this many
                    // steps in flight (0: none; the launcher picks it when M = 1)

@@ -240,6 +240,12 @@ TEST_CASE("the streaming config fills its shape-derived fields and fits shared m
   CHECK(jit::generate_source(dc, "sm_90", "dc_wstage=1").find("MOEGEMV_DC_WSTAGE") ==
         std::string::npos);
   CHECK(jit::generate_source(classic_dc, "sm_90", "").find("MOEGEMV_DC_WSTAGE") == std::string::npos);
+  // 2: also with several warps per segment (a barrier id each, so at most 14 segments).
+  CHECK(jit::generate_source(dc, "sm_90", "dc_wstage=2").find("#define MOEGEMV_DC_WSTAGE 2") !=
+        std::string::npos);
+  CHECK_THROWS_WITH(jit::kernel_config(Key{Kind::kDownCombine, 2048, 512, 512, 16}, "dc_wstage=2"),
+                    Catch::Contains("dc_wstage=2"));
+  CHECK_THROWS_WITH(jit::kernel_config(dc, "dc_wstage=3"), Catch::Contains("dc_wstage=3"));
   CHECK_THROWS_WITH(jit::kernel_config(gu, "gu_wstage=1"), Catch::Contains("gu_wstage=1"));
   CHECK_THROWS_WITH(jit::kernel_config(gu, "gu_launch=1"), Catch::Contains("gu_launch=1"));
   CHECK(jit::generate_source(dc, "sm_90", "dc_timeline=3").find("#define MOEGEMV_TIMELINE 3") !=
