@@ -134,8 +134,8 @@ __device__ __forceinline__ void down_combine_units(const DownParams& p, const fl
   int tok = kWarpStage && begin < end ? begin / S::kTiles : -1;
   if (kWarpStage) __syncwarp();
   for (int u = begin; u < end; ++u) {
-    if (u / S::kTiles != tok) {  // the consumers restage info (and act) between these two
-      tok = u / S::kTiles;
+    if (u / S::kTiles != tok) {  // a new token: its info staged here, or by the consumers
+      tok = u / S::kTiles;       // between these two barriers (with act)
       if constexpr (kWarpStage) {
         stage_down_info<K>(p, tok, info, lane);
         __syncwarp();
