@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# For the session after 8 (prints everything; logs under $OUT). One device run:
+# For the session after 8 (prints everything; logs under $OUT). Build here first (`make gpubin`),
+# then one device run with carry [".gpubin"]:
 #   tools/gpu_next_session.sh
 # dc_wstage=2 (built after session 8's device time, compiled without spills, not run on a GPU):
 # the per-warp act staging of v26 also where the down has several warps per segment (DeepSeek-V3,
