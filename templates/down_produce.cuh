@@ -2,7 +2,7 @@
 // (down_stream.cuh): per unit (token, 8 output rows) and segment (routed expert j, then the shared
 // expert) one slot of its segment's ring, filled by bulk copies. In order from lane 0 (the default
 // where copies are large), or one lane per segment (MOEGEMV_DC_LANES 1, where they are small; 2
-// and 3 are untested variants of it).
+// and 3 are variants of it that measured no better).
 #pragma once
 
 #include "down_combine.cuh"
@@ -140,6 +140,14 @@ __device__ __forceinline__ void down_produce(const DownParams& p, const Barriers
 // in-order one, the same with a non-blocking test and a 64 ns nap (runs 5, 6): only where I <= 512.
 constexpr unsigned int kProducerPollNs = 100;
 
+// (MOEGEMV_DC_LANES 1 prepares each copy once its slot is claimed.)
+// MOEGEMV_DC_LANES 2 / 3 (session 7; session 8 run 1: within 2% of mode 1 everywhere, so not the
+// cause): each lane prepares its next copy (ids at a token change,
+// addresses) right after issuing the last one, so a slot that frees is refilled with nothing but
+// the arrival and the copies after the wait; run 6's SASS of mode 1 had the address math behind the
+// wait, the suspected reason it lost 5-14% on DeepSeek-V3 and GLM-4.5. 2 waits as mode 1 (bounded
+// try_wait), 3 polls without suspending (mbarrier.test_wait), in case the converged wait holds
+// lanes whose slot is free.
 template <int H, int I, int SI, int K, int CH, int D>
 __device__ __forceinline__ void down_produce_lanes(const DownParams& p, const Barriers& bars,
                                                    unsigned int slots, int begin, int end) {
@@ -148,54 +156,41 @@ __device__ __forceinline__ void down_produce_lanes(const DownParams& p, const Ba
   const int lane = threadIdx.x % 32, seg = lane;
   const unsigned long long pol = ptx::evict_first_policy();
   int u = seg < S::kSegs ? begin : end, tok = -1, e = -1;
-  while (__any_sync(0xffffffffu, u < end)) {
-    if (u < end) {
-      const unsigned char* w = down_lane_weights<H, I, SI, K, CH, D>(p, u, seg, tok, e);
-      const RingPos<D> pos(u - begin);
-      const int index = seg * D + pos.slot;
-      auto claim = [&] {
-        return ptx::mbar_try_wait_for(bars.empty(index), pos.parity ^ 1, kProducerPollNs) ? index : -1;
-      };
-      if (down_fill_rows<S::kSlotBytes, true>(bars, slots, seg == K || (e >= 0 && e < p.e), w,
-                                              (u % S::kTiles) * 8, seg < K ? I : SI, claim, pol))
-        ++u;
+  if constexpr (MOEGEMV_DC_LANES == 1) {
+    while (__any_sync(0xffffffffu, u < end)) {
+      if (u < end) {
+        const unsigned char* w = down_lane_weights<H, I, SI, K, CH, D>(p, u, seg, tok, e);
+        const RingPos<D> pos(u - begin);
+        const int index = seg * D + pos.slot;
+        auto claim = [&] {
+          const bool free = ptx::mbar_try_wait_for(bars.empty(index), pos.parity ^ 1, kProducerPollNs);
+          return free ? index : -1;
+        };
+        if (down_fill_rows<S::kSlotBytes, true>(bars, slots, seg == K || (e >= 0 && e < p.e), w,
+                                                (u % S::kTiles) * 8, seg < K ? I : SI, claim, pol))
+          ++u;
+      }
     }
-  }
-}
-
-// MOEGEMV_DC_LANES 2 / 3 (session 7, built after the device time was spent; not run on a GPU):
-// one lane per segment as above, but each lane prepares its next copy (ids at a token change,
-// addresses) right after issuing the last one, so a slot that frees is refilled with nothing but
-// the arrival and the copies after the wait; run 6's SASS of mode 1 had the address math behind the
-// wait, the suspected reason it lost 5-14% on DeepSeek-V3 and GLM-4.5. 2 waits as mode 1 (bounded
-// try_wait), 3 polls without suspending (mbarrier.test_wait), in case the converged wait holds
-// lanes whose slot is free.
-template <int H, int I, int SI, int K, int CH, int D>
-__device__ __forceinline__ void down_produce_ahead(const DownParams& p, const Barriers& bars,
-                                                   unsigned int slots, int begin, int end) {
-  using S = DownStream<H, I, SI, K, CH, D>;
-  static_assert(S::kSegs <= 32, "one producer lane per segment");
-  const int lane = threadIdx.x % 32, seg = lane;
-  const unsigned long long pol = ptx::evict_first_policy();
-  int u = seg < S::kSegs ? begin : end, tok = -1, e = -1;
-  DownCopy next{};
-  auto prepare = [&] {  // unit u's copy
-    if (u >= end) return;
-    const unsigned char* w = down_lane_weights<H, I, SI, K, CH, D>(p, u, seg, tok, e);
-    next = down_copy(w, (u % S::kTiles) * 8, seg < K ? I : SI, seg == K || (e >= 0 && e < p.e));
-  };
-  prepare();
-  while (__any_sync(0xffffffffu, u < end)) {
-    if (u < end) {
-      const RingPos<D> pos(u - begin);
-      const int index = seg * D + pos.slot;
-      const bool free = MOEGEMV_DC_LANES == 3 ? ptx::mbar_test_wait(bars.empty(index), pos.parity ^ 1)
-                                              : ptx::mbar_try_wait_for(bars.empty(index), pos.parity ^ 1,
-                                                                       kProducerPollNs);
-      if (free) {
-        down_issue<S::kSlotBytes>(bars, slots, index, next, pol);
-        ++u;
-        prepare();
+  } else {
+    DownCopy next{};
+    auto prepare = [&] {  // unit u's copy
+      if (u >= end) return;
+      const unsigned char* w = down_lane_weights<H, I, SI, K, CH, D>(p, u, seg, tok, e);
+      next = down_copy(w, (u % S::kTiles) * 8, seg < K ? I : SI, seg == K || (e >= 0 && e < p.e));
+    };
+    prepare();
+    while (__any_sync(0xffffffffu, u < end)) {
+      if (u < end) {
+        const RingPos<D> pos(u - begin);
+        const int index = seg * D + pos.slot;
+        const unsigned int bar = bars.empty(index), parity = pos.parity ^ 1;
+        const bool free = MOEGEMV_DC_LANES == 3 ? ptx::mbar_test_wait(bar, parity)
+                                                : ptx::mbar_try_wait_for(bar, parity, kProducerPollNs);
+        if (free) {
+          down_issue<S::kSlotBytes>(bars, slots, index, next, pol);
+          ++u;
+          prepare();
+        }
       }
     }
   }
