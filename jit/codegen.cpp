@@ -144,8 +144,10 @@ bool complete_stream_config(const Key& key, KernelConfig& c, bool pipe_set, bool
   if (!fits) return false;
   if (!gu) c.warps = down_stream_warps(key.si, key.k, c.chunks);
   // Per-warp staging: 1 needs one warp per segment; 2 a barrier id per segment (down_stream.cuh).
+  const int segments = down_stream_segments(key.si, key.k);
+  if (!gu && c.wstage == kDownWarpStageAuto) c.wstage = c.chunks == 1 ? 1 : segments <= 14 ? 2 : 0;
   if (!gu && c.chunks != 1 && c.wstage == 1) c.wstage = 0;
-  if (!gu && c.wstage == 2 && down_stream_segments(key.si, key.k) > 14)
+  if (!gu && c.wstage == 2 && segments > 14)
     throw ArgumentError("MOEGEMV_TUNE", "dc_wstage=2 where the down has at most 14 segments",
                         key.str());
   const bool slots_auto = gu && c.slots == 0;
@@ -266,6 +268,7 @@ KernelConfig kernel_config(const Key& key, const std::string& tune) {
     c.timeline = timeline ? 1 : 0;
     c.maxreg = maxreg;
   }
+  if (!c.stream) c.wstage = 0;  // the per-warp staging is the streaming down's
   if (gu && c.split) {
     // The default split gives way to an asked-for ring or direct x; an asked-for split does not.
     if ((c.ring || c.direct_b) && !split_set) c.split = 0;

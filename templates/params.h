@@ -249,9 +249,10 @@ MOEGEMV_HD constexpr bool down_two_per_sm_default(int i, int si, int k) {
   const int segments = k + (si > 0 ? 1 : 0);
   return i <= 512 && segments >= 8 && 2 * (segments + 2) * 32 * kDownTwoPerSmRegs <= 64 * 1024;
 }
-// The default where the streaming down has one warp per segment (Qwen3-Next; the wide presets
-// run 2 per segment or 8, where MOEGEMV_DC_WSTAGE would not apply).
-constexpr int kDownWarpStageDefault = 1;
+// Per-warp act staging by default (jit/codegen.cpp picks it once the warps per segment are known):
+// 1 where the streaming down has one warp per segment (v26, Qwen3-Next), 2 where it has several
+// and at most 14 segments (v27, session 9: DeepSeek-V3's down -10%, Llama-4's -5%, GLM-4.5's -1%).
+constexpr int kDownWarpStageAuto = -1;
 MOEGEMV_HD constexpr KernelConfig default_down_config(int h, int i, int si, int k) {
   const bool two = down_two_per_sm_default(i, si, k);
   KernelConfig c{};  // fields not named here are 0
@@ -265,7 +266,7 @@ MOEGEMV_HD constexpr KernelConfig default_down_config(int h, int i, int si, int 
   c.runs = 2;
   c.lanes = down_producer_lanes_default(i);
   c.maxreg = two ? kDownTwoPerSmRegs : 0;
-  c.wstage = kDownWarpStageDefault;  // where the down has one warp per segment (jit/codegen.cpp)
+  c.wstage = kDownWarpStageAuto;
   return c;
 }
 

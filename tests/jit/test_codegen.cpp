@@ -229,16 +229,24 @@ TEST_CASE("the streaming config fills its shape-derived fields and fits shared m
   CHECK(jit::generate_source(dc, "sm_90", "dc_launch=2").find("#define MOEGEMV_DC_LAUNCH 2") !=
         std::string::npos);
   CHECK_THROWS_WITH(jit::kernel_config(dc, "dc_launch=3"), Catch::Contains("dc_launch=3"));
-  // Per-warp act staging (session 8) by default where the down has one warp per segment
-  // (Qwen3-Next), never where it has more (DeepSeek-V3: 2) or on the classic kernel.
+  // Per-warp act staging by default: 1 where the down has one warp per segment (Qwen3-Next,
+  // session 8), 2 where it has several and at most 14 segments (DeepSeek-V3: 2 warps x 9; session
+  // 9), never on the classic kernel.
   CHECK(jit::generate_source(qwen_dc, "sm_90", "").find("#define MOEGEMV_DC_WSTAGE 1") !=
         std::string::npos);
   CHECK(jit::generate_source(qwen_dc, "sm_90", "dc_wstage=0").find("MOEGEMV_DC_WSTAGE") ==
         std::string::npos);
   CHECK(jit::kernel_config(dc, "").chunks == 2);
-  CHECK(jit::kernel_config(dc, "").wstage == 0);
+  CHECK(jit::kernel_config(dc, "").wstage == 2);
+  CHECK(jit::generate_source(dc, "sm_90", "").find("#define MOEGEMV_DC_WSTAGE 2") !=
+        std::string::npos);
   CHECK(jit::generate_source(dc, "sm_90", "dc_wstage=1").find("MOEGEMV_DC_WSTAGE") ==
         std::string::npos);
+  CHECK(jit::kernel_config(classic_dc, "").wstage == 0);
+  const Key many{Kind::kDownCombine, 4096, 1024, 0, 15};  // 15 segments, 2 warps each
+  CHECK(jit::kernel_config(many, "").chunks > 1);
+  CHECK(jit::kernel_config(many, "").stream == 1);
+  CHECK(jit::kernel_config(many, "").wstage == 0);
   CHECK(jit::generate_source(classic_dc, "sm_90", "").find("MOEGEMV_DC_WSTAGE") == std::string::npos);
   // 2: also with several warps per segment (a barrier id each, so at most 14 segments).
   CHECK(jit::generate_source(dc, "sm_90", "dc_wstage=2").find("#define MOEGEMV_DC_WSTAGE 2") !=
