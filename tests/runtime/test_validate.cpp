@@ -141,3 +141,54 @@ TEST_CASE("the C ABI returns status codes and the last error", "[key][api]") {
   CHECK(moegemv_down_combine(&down, nullptr, 0) == MOEGEMV_ERROR_ARGUMENT);
   CHECK_THAT(std::string(moegemv_last_error()), Catch::Contains("ids"));
 }
+
+TEST_CASE("moe_block validation names the bad argument", "[key][api]") {
+  auto gu = good_gate_up();
+  auto dc = good_down();
+  dc.act = gu.act;
+  dc.sact = gu.sact;
+  const std::int64_t words = moe_block_sync_words(3, 4);
+  CHECK(words == 1 + 3 * 4 + 1);  // the down's CTAs, the pairs, one chunk of shared tokens
+  CHECK(moe_block_sync_words(16, 8) == 16 * 8 + 3);
+  CHECK_THROWS_WITH(moe_block_sync_words(0, 8), Catch::Contains("'m'"));
+  CHECK_THROWS_WITH(moe_block_sync_words(1, 0), Catch::Contains("'k'"));
+  auto error_of_block = [](const GateUpArgs& g, const DownCombineArgs& d, const Tensor& sync) {
+    try {
+      moe_block(g, d, sync, nullptr);
+    } catch (const ArgumentError& e) {
+      return e.argument + " | " + e.what();
+    } catch (const std::exception& e) {
+      return std::string("past validation | ") + e.what();  // no device here: the driver's error
+    }
+    return std::string("no error");
+  };
+  const Tensor sync(addr(12), DType::kI32, {words});
+  CHECK_THAT(error_of_block(gu, dc, Tensor(addr(12), DType::kI32, {words - 1})),
+             Catch::StartsWith("sync |") && Catch::Contains(">= 14"));
+  CHECK_THAT(error_of_block(gu, dc, Tensor(addr(12), DType::kF32, {words})),
+             Catch::StartsWith("sync |"));
+  CHECK_THAT(error_of_block(gu, dc, Tensor(addr(12), DType::kI32, {2, words})),
+             Catch::StartsWith("sync |"));
+  auto other = dc;
+  other.act = Tensor(addr(13), DType::kBF16, {12, 128});
+  CHECK_THAT(error_of_block(gu, other, sync), Catch::StartsWith("down_combine act |"));
+  other = dc;
+  other.sact = Tensor(addr(13), DType::kBF16, {3, 128});
+  CHECK_THAT(error_of_block(gu, other, sync), Catch::StartsWith("down_combine sact |"));
+  other = dc;
+  other.ids = Tensor(addr(2), DType::kI32, {3, 2});
+  other.tw = Tensor(addr(3), DType::kF32, {3, 2});
+  other.act = Tensor(gu.act.ptr, DType::kBF16, {6, 128});
+  CHECK_THAT(error_of_block(gu, other, sync), Catch::StartsWith("down_combine args |"));
+  // Each side's own checks come first, naming the argument.
+  other = dc;
+  other.tw = Tensor(addr(3), DType::kBF16, {3, 4});
+  CHECK_THAT(error_of_block(gu, other, sync), Catch::StartsWith("tw |"));
+  // (Valid arguments would launch on these fake addresses where a GPU exists: not called here.)
+
+  std::int64_t got = 0;
+  CHECK(moegemv_moe_block_sync_words(3, 4, &got) == MOEGEMV_OK);
+  CHECK(got == words);
+  CHECK(moegemv_moe_block_sync_words(3, 4, nullptr) == MOEGEMV_ERROR_ARGUMENT);
+  CHECK(moegemv_moe_block(nullptr, nullptr, moegemv_tensor{}, nullptr, 1) == MOEGEMV_ERROR_ARGUMENT);
+}

@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# Session 9's device runs (records). Build here first (`make gpubin`), carry [".gpubin"]:
+#   tools/gpu_s9.sh 2
+# Run 2: moe_block (the down waiting per pair on gate_up's counters, templates/pair_sync.cuh).
+# Check (with moe_block == gate_up then down_combine at M = 1, 4, 16, graph replays of two blocks
+# on one sync), the [gpu] tests, then the bench twice on the four presets (rows pair_pdl, block).
+set -u
+out=${OUT:-/tmp/out}
+mkdir -p "$out"
+case "${1:?run number}" in
+  2)
+    MOEGEMV_CACHE_DIR=/tmp/cache_s9 timeout 240 .gpubin/moegemv check \
+      --shape 2048:512:512:10 --shape 2048:512:512:8 --shape 7168:2048:2048:8 \
+      --shape 5120:8192:8192:1 --shape 3072:1024:1536:6 --m 1,3,16 --e 16 --replays 3 \
+      > "$out/check.log" 2>&1
+    echo "== check rc=$? (1 is also the known act/sact elements)"
+    tools/check_summary.sh "$out/check.log"
+    MOEGEMV_CACHE_DIR=/tmp/cache_s9 timeout 150 .gpubin/test_runtime "[gpu]" > "$out/test_runtime.log" 2>&1
+    echo "test_runtime [gpu] rc=$? $(tail -3 "$out/test_runtime.log" | tr '\n' ' ')"
+    grep -a -B3 "FAILED" "$out/test_runtime.log" | grep -aE "^(ops|TP|moe|PDL)" | sort | uniq -c
+    for b in 1 2; do
+      MOEGEMV_CACHE_DIR=/tmp/cache_s9 timeout 200 .gpubin/moegemv bench --m 1,2,4,8,16 \
+        --json "$out/bench$b.json" > "$out/bench$b.log" 2>&1
+      echo "== bench $b rc=$?"
+      grep -aE "^(qwen|deep|glm|llama)" "$out/bench$b.log" | grep -E " (pair_pdl|block) " |
+        awk '{printf "%-16s M=%-2s %-9s %8s us %6s%%\n", $1, $2, $3, $4, $8}'
+      grep -a "ceiling" "$out/bench$b.log" | head -1
+    done
+    ;;
+  4)  # gate_up publishes with one fence per CTA (thread 0's release) instead of two; timelines
+    MOEGEMV_CACHE_DIR=/tmp/cache_s9 timeout 150 .gpubin/test_runtime "moe_block*" > "$out/test_block.log" 2>&1
+    echo "test_runtime moe_block rc=$? $(tail -2 "$out/test_block.log" | tr '\n' ' ')"
+    MOEGEMV_CACHE_DIR=/tmp/cache_tl MOEGEMV_TUNE=gu_timeline=1,dc_timeline=1 timeout 120 .gpubin/moegemv \
+      bench --timeline --model qwen3-next --m 1 --batches 3 2>&1 | grep -aE -A3 "(pair_pdl|block):"
+    ;&
+  3)  # the combiner polls for its CTA (one poller per CTA instead of one per warp)
+    MOEGEMV_CACHE_DIR=/tmp/cache_s9 timeout 150 .gpubin/test_runtime "moe_block*" > "$out/test_block.log" 2>&1
+    echo "test_runtime moe_block rc=$? $(tail -2 "$out/test_block.log" | tr '\n' ' ')"
+    for b in 1 2; do
+      MOEGEMV_CACHE_DIR=/tmp/cache_s9 timeout 200 .gpubin/moegemv bench --m 1,4 \
+        --model qwen3-next,deepseek-v3,llama4-maverick > "$out/bench$b.log" 2>&1
+      echo "== bench $b rc=$?"
+      grep -aE "^(qwen|deep|glm|llama)" "$out/bench$b.log" | grep -E " (pair_pdl|block|gate_up|down) " |
+        awk '{printf "%-16s M=%-2s %-9s %8s us %6s%%\n", $1, $2, $3, $4, $8}'
+      grep -a "ceiling" "$out/bench$b.log" | head -1
+    done
+    ;;
+esac
