@@ -50,47 +50,29 @@ moegemv_status guarded(F&& body) {
 
 #define MOEGEMV_T(field) to_tensor(args->field, #field)
 
-moegemv::GateUpArgs gate_up_args(const moegemv_gate_up_args* args) {
-  if (!args) throw moegemv::ArgumentError("args", "a non-null moegemv_gate_up_args*", "NULL");
-  return {MOEGEMV_T(x),   MOEGEMV_T(ids), MOEGEMV_T(w1),   MOEGEMV_T(w1_sf), MOEGEMV_T(alpha),
-          MOEGEMV_T(act), MOEGEMV_T(wsh), MOEGEMV_T(ssh), MOEGEMV_T(gssh),  MOEGEMV_T(sact)};
-}
-
-moegemv::DownCombineArgs down_args(const moegemv_down_combine_args* args) {
-  if (!args) throw moegemv::ArgumentError("args", "a non-null moegemv_down_combine_args*", "NULL");
-  return {MOEGEMV_T(act),  MOEGEMV_T(ids),  MOEGEMV_T(tw),  MOEGEMV_T(w2),   MOEGEMV_T(w2_sf),
-          MOEGEMV_T(alpha2), MOEGEMV_T(sact), MOEGEMV_T(wsd), MOEGEMV_T(ssd), MOEGEMV_T(gssd),
-          MOEGEMV_T(out)};
-}
-
 }  // namespace
 
 extern "C" {
 
 moegemv_status moegemv_gate_up(const moegemv_gate_up_args* args, void* stream, int pdl) {
   return guarded([&] {
-    moegemv::gate_up(gate_up_args(args), static_cast<CUstream>(stream), moegemv::LaunchOptions{pdl != 0});
+    if (!args) throw moegemv::ArgumentError("args", "a non-null moegemv_gate_up_args*", "NULL");
+    moegemv::GateUpArgs a{MOEGEMV_T(x),   MOEGEMV_T(ids), MOEGEMV_T(w1),  MOEGEMV_T(w1_sf),
+                          MOEGEMV_T(alpha), MOEGEMV_T(act), MOEGEMV_T(wsh), MOEGEMV_T(ssh),
+                          MOEGEMV_T(gssh), MOEGEMV_T(sact)};
+    moegemv::gate_up(a, static_cast<CUstream>(stream), moegemv::LaunchOptions{pdl != 0});
   });
 }
 
 moegemv_status moegemv_down_combine(const moegemv_down_combine_args* args, void* stream, int pdl) {
   return guarded([&] {
-    moegemv::down_combine(down_args(args), static_cast<CUstream>(stream), moegemv::LaunchOptions{pdl != 0});
-  });
-}
-
-moegemv_status moegemv_moe_block(const moegemv_gate_up_args* gu, const moegemv_down_combine_args* dc,
-                                 moegemv_tensor sync, void* stream, int pdl) {
-  return guarded([&] {
-    moegemv::moe_block(gate_up_args(gu), down_args(dc), to_tensor(sync, "sync"),
-                       static_cast<CUstream>(stream), moegemv::LaunchOptions{pdl != 0});
-  });
-}
-
-moegemv_status moegemv_moe_block_sync_words(int m, int k, int64_t* words) {
-  return guarded([&] {
-    if (!words) throw moegemv::ArgumentError("words", "a non-null int64_t*", "NULL");
-    *words = moegemv::moe_block_sync_words(m, k);
+    if (!args)
+      throw moegemv::ArgumentError("args", "a non-null moegemv_down_combine_args*", "NULL");
+    moegemv::DownCombineArgs a{MOEGEMV_T(act),  MOEGEMV_T(ids),    MOEGEMV_T(tw),
+                               MOEGEMV_T(w2),   MOEGEMV_T(w2_sf),  MOEGEMV_T(alpha2),
+                               MOEGEMV_T(sact), MOEGEMV_T(wsd),    MOEGEMV_T(ssd),
+                               MOEGEMV_T(gssd), MOEGEMV_T(out)};
+    moegemv::down_combine(a, static_cast<CUstream>(stream), moegemv::LaunchOptions{pdl != 0});
   });
 }
 

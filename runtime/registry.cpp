@@ -51,7 +51,6 @@ KernelPtr load(const Key& key, const std::string& arch, bool capturing) {
       }
       kernel->tile_rows = config.stream ? 8 : down_tile_rows(key.i, key.si, config.split != 0);
       if (config.stream && key.kind == Kind::kGateUp) kernel->x_slots = config.slots;
-      kernel->pair_sync = (key.kind == Kind::kGateUp) == (config.stream == 0);
       if (config.ring == 2 || config.stream) {
         CUdevice device = 0;
         driver::check(driver::api().cuCtxGetDevice(&device), "cuCtxGetDevice");

@@ -25,9 +25,6 @@ struct LoadedKernel {
   int persistent_ctas = 0;  ///< > 0: a persistent kernel; launch min(work units, this) CTAs
   int tile_rows = 0;        ///< down_combine: output rows per work unit (8 or 16)
   int x_slots = 0;          ///< streaming gate_up: tokens per shared-expert unit (0: not streaming)
-  /// Takes moe_block's pair counters (templates/pair_sync.cuh): the classic gate_up counts its
-  /// tiles, the streaming down waits on them and clears them.
-  bool pair_sync = false;
 };
 
 /// The process-wide cubin store (created from Options::global() on first use).

@@ -176,31 +176,4 @@ DownLaunch validate(const DownCombineArgs& a) {
   return {key, p};
 }
 
-unsigned int* validate_block(const GateUpLaunch& gu, const DownLaunch& dc, const GateUpArgs& gu_args,
-                             const DownCombineArgs& dc_args, const Tensor& sync) {
-  const Key& a = gu.key;
-  const Key& b = dc.key;
-  if (a.h != b.h || a.i != b.i || a.si != b.si || a.k != b.k)
-    throw ArgumentError("down_combine args", fmt::format("the shape of gate_up's ({})", a.str()),
-                        b.str());
-  if (gu.params.m != dc.params.m)
-    throw ArgumentError("down_combine args", fmt::format("M = {} as gate_up's", gu.params.m),
-                        fmt::format("M = {}", dc.params.m));
-  // The down waits for gate_up's writes of these two buffers, pair by pair.
-  if (dc_args.act.ptr != gu_args.act.ptr)
-    throw ArgumentError("down_combine act", "gate_up's act (the same buffer)", dc_args.act.describe());
-  if (dc_args.sact.ptr != gu_args.sact.ptr)
-    throw ArgumentError("down_combine sact", "gate_up's sact (the same buffer)", dc_args.sact.describe());
-  Expect(sync, "sync")
-      .dtype(DType::kI32)
-      .rank(1, "a 1-D i32 view")
-      .aligned(4);
-  const std::int64_t words = pair_sync_words(gu.params.m, a.k);
-  if (sync.numel() < words)
-    throw ArgumentError("sync", fmt::format("i32[>= {}] (moe_block_sync_words(M = {}, K = {}))",
-                                            words, gu.params.m, a.k),
-                        sync.describe());
-  return ptr<unsigned int>(sync);
-}
-
 }  // namespace moegemv::detail

@@ -18,9 +18,6 @@ struct DownLaunch {
 
 GateUpLaunch validate(const GateUpArgs& args);
 DownLaunch validate(const DownCombineArgs& args);
-/// moe_block's pair: one shape, one M, the same act and sact; sync large enough. Its counters.
-unsigned int* validate_block(const GateUpLaunch& gu, const DownLaunch& dc, const GateUpArgs& gu_args,
-                             const DownCombineArgs& dc_args, const Tensor& sync);
 
 /// Bytes of one matrix's 128x4-swizzled scales (SPEC section 2).
 std::int64_t swizzled_scale_bytes(std::int64_t rows, std::int64_t cols);

@@ -14,7 +14,6 @@
 #pragma once
 
 #include "down_produce.cuh"
-#include "pair_sync.cuh"
 
 namespace moegemv {
 
@@ -43,7 +42,7 @@ __device__ __forceinline__ void stage_down_act(const DownParams& p, int tok, ptx
 // and the combiner the routing info (it alone reads it), so a token change needs no barrier across
 // the CTA: 1 where the down has one warp per segment (default there), 2 also where it has several
 // (they stage the row together between two barriers of their own, ids kSegmentBar0 + s; default
-// there since session 9).
+// there since session 9, v27).
 constexpr unsigned int kSegmentBar0 = 2;
 constexpr int kMaxSegmentBars = 16 - kSegmentBar0;  // bar.sync ids 0..15
 template <int CH, int kSegs>
@@ -51,19 +50,13 @@ __device__ __forceinline__ constexpr bool down_warp_stage() {
   return MOEGEMV_DC_WSTAGE == 1 ? CH == 1 : MOEGEMV_DC_WSTAGE == 2 && kSegs <= kMaxSegmentBars;
 }
 
-// Threads [0, threads) of segment seg's warps stage its act row (or sact) for token tok; with
-// moe_block's counters (p.sync) the row is read coherently (gate_up may still be running).
-template <int I, int SI, int K>
+// Threads [0, threads) of segment seg's warps stage its act row (or sact) for token tok.
+template <int SI, int K>
 __device__ __forceinline__ void stage_down_act_row(const DownParams& p, int tok, int seg, int tid,
-                                                   int threads, ptx::U32x4* bs, int len) {
-  const unsigned short* row = seg < K ? p.act + (static_cast<long long>(tok) * K + seg) * I
+                                                   int threads, ptx::U32x4* bs, int len, int i) {
+  const unsigned short* row = seg < K ? p.act + (static_cast<long long>(tok) * K + seg) * i
                                       : p.sact + static_cast<long long>(tok) * SI;
-  auto src = [&](int gi) { return row + 8 * gi; };
-  if (p.sync != nullptr) {  // after the segment's PairReady wait
-    stage_groups_by<8, true>(tid, threads, len / 8, src, bs + seg * (I / 8));
-  } else {
-    stage_groups_by(tid, threads, len / 8, src, bs + seg * (I / 8));
-  }
+  stage_groups_by(tid, threads, len / 8, [&](int gi) { return row + 8 * gi; }, bs + seg * (i / 8));
 }
 
 // The token's routing (ids, tw: written before gate_up started, SPEC 5) and alpha2 (a weight),
@@ -126,7 +119,7 @@ struct PartialBars {
 template <int H, int I, int SI, int K, int CH, int D>
 __device__ __forceinline__ void down_combine_units(const DownParams& p, const float* parts,
                                                    const DownToken& info, const PartialBars& pb,
-                                                   const PairReady& ready, int begin, int end) {
+                                                   int begin, int end) {
   using S = DownStream<H, I, SI, K, CH, D>;
   constexpr int W = S::kWarps;
   constexpr unsigned int kAll = (W + 1) * 32;
@@ -136,11 +129,7 @@ __device__ __forceinline__ void down_combine_units(const DownParams& p, const fl
   // Weights and routing need no wait (SPEC 5): with kWarpStage the first token's info too.
   if ((MOEGEMV_DC_EARLY || kWarpStage) && SI > 0) gssd = *p.gssd;
   if (kWarpStage && begin < end) stage_down_info<K>(p, begin / S::kTiles, info, lane);
-  // By pair (moe_block): the combiner polls each token's counters for the consumers (PairReady)
-  // and reads nothing of gate_up's output itself.
-  const bool by_pair = kWarpStage && p.sync != nullptr;
-  if (by_pair && begin < end) pair_sync_poll<I, SI, K>(p.sync, p.m, begin / S::kTiles, ready);
-  if (!by_pair) ptx::griddep_wait();
+  ptx::griddep_wait();
   if (!MOEGEMV_DC_EARLY && !kWarpStage && SI > 0) gssd = *p.gssd;
   int tok = kWarpStage && begin < end ? begin / S::kTiles : -1;
   if (kWarpStage) __syncwarp();
@@ -149,7 +138,6 @@ __device__ __forceinline__ void down_combine_units(const DownParams& p, const fl
       tok = u / S::kTiles;       // between these two barriers (with act)
       if constexpr (kWarpStage) {
         stage_down_info<K>(p, tok, info, lane);
-        if (by_pair) pair_sync_poll<I, SI, K>(p.sync, p.m, tok, ready);
         __syncwarp();
       } else {
         ptx::named_barrier(kTokenBar, kAll);
@@ -165,7 +153,6 @@ __device__ __forceinline__ void down_combine_units(const DownParams& p, const fl
     if (lane == 0) ptx::mbar_arrive(pb.empty(pos.slot));
     if (lane < 8) p.out[static_cast<long long>(tok) * H + (u % S::kTiles) * 8 + lane] = o;
   }
-  pair_sync_finish<K>(p.sync, p.m);  // every consumer has handed over its last unit
 }
 
 template <int H, int I, int SI, int K, int CH, int D>
@@ -193,12 +180,8 @@ __device__ __forceinline__ void down_stream(const DownParams& p) {
   static_assert(8 * 2 * S::kSegs * D + 32 <= stream_barrier_bytes(2 * S::kSegs * D),
                 "room for PartialBars after the slots' barriers");
   const PartialBars pb{ptx::shared_addr(smem) + 8 * 2 * S::kSegs * D};
-  static_assert(8 * 2 * S::kSegs * D + 32 + 8 * S::kSegs <= stream_barrier_bytes(2 * S::kSegs * D),
-                "room for PairReady after PartialBars");
-  const PairReady ready{pb.base + 32};
   if (threadIdx.x == 0) {
     pb.init(W);
-    for (int s = 0; s < S::kSegs; ++s) ptx::mbar_init(ready.bar(s), 1);
     bars.init(CH);
   }
   __syncthreads();
@@ -209,7 +192,7 @@ __device__ __forceinline__ void down_stream(const DownParams& p) {
     return;
   }
   if (warp == W + 1) {
-    down_combine_units<H, I, SI, K, CH, D>(p, parts, info, pb, ready, begin, end);
+    down_combine_units<H, I, SI, K, CH, D>(p, parts, info, pb, begin, end);
     return;
   }
   constexpr unsigned int kAll = (W + 1) * 32;  // consumers and combiner
@@ -246,13 +229,11 @@ __device__ __forceinline__ void down_stream(const DownParams& p) {
   constexpr bool kWarpStage = down_warp_stage<CH, S::kSegs>();
   const int early_tok = MOEGEMV_DC_EARLY && !kWarpStage && begin < end ? begin / S::kTiles : -1;
   if (early_tok >= 0) stage_down_info<K>(p, early_tok, info);
-  // act and sact are gate_up's output: all of it, or by pair (stage_down_act_row).
-  const bool by_pair = kWarpStage && p.sync != nullptr;
-  if (!by_pair) ptx::griddep_wait();
-  if (MOEGEMV_DC_LAUNCH == 0 && !by_pair) ptx::griddep_launch_dependents();
+  ptx::griddep_wait();  // act and sact are gate_up's output
+  if (MOEGEMV_DC_LAUNCH == 0) ptx::griddep_launch_dependents();
   // This warp's B groups: its segment's act row and the K half of its mma column (split-K).
   const ptx::U32x4* b = bs + seg * (I / 8) + (g == 1 ? len / 16 : 0);
-  int tok = -1, tokens = 0;  // tokens: this CTA's token changes so far (PairReady's phases)
+  int tok = -1;
   for (int u = begin; u < end; ++u) {
     const int v = u - begin;
     const bool valid = usable(e_ahead[0]);
@@ -263,17 +244,13 @@ __device__ __forceinline__ void down_stream(const DownParams& p) {
     e_ahead[MOEGEMV_DC_SAHEAD - 1] = e_fetch;
     if (u / S::kTiles != tok) {
       tok = u / S::kTiles;
-      if (by_pair) {
-        ptx::mbar_wait(ready.bar(seg), tokens++ & 1);
-        if (MOEGEMV_DC_LAUNCH == 0 && u == begin) ptx::griddep_launch_dependents();
-      }
       if constexpr (kWarpStage && CH == 1) {
-        stage_down_act_row<I, SI, K>(p, tok, seg, lane, 32, bs, len);
+        stage_down_act_row<SI, K>(p, tok, seg, lane, 32, bs, len, I);
         __syncwarp();
       } else if constexpr (kWarpStage) {
         const unsigned int bar = kSegmentBar0 + seg, threads = CH * 32;
         ptx::named_barrier(bar, threads);  // the segment's warps are done with the last row
-        stage_down_act_row<I, SI, K>(p, tok, seg, (warp % CH) * 32 + lane, threads, bs, len);
+        stage_down_act_row<SI, K>(p, tok, seg, (warp % CH) * 32 + lane, threads, bs, len, I);
         ptx::named_barrier(bar, threads);
       } else {
         ptx::named_barrier(kTokenBar, kAll);  // nobody reads the previous token's act, info any more
@@ -283,7 +260,6 @@ __device__ __forceinline__ void down_stream(const DownParams& p) {
       }
       if (MOEGEMV_DC_LAUNCH == 1 && u == begin) ptx::griddep_launch_dependents();
       if (u == begin) timeline::mark<2>();
-      if (by_pair && u == begin) timeline::waited();  // the timeline's "wait": its first row
     }
     float c[4] = {0.f, 0.f, 0.f, 0.f};
     const int index = wait_filled<D>(bars, seg, v);

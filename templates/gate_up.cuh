@@ -4,7 +4,6 @@
 // (8 features, up to 8 tokens as mma columns). The warps of a CTA split H.
 #pragma once
 
-#include "pair_sync.cuh"
 #include "params.h"
 #include "ptx.cuh"
 #include "ring.cuh"
@@ -150,7 +149,6 @@ __device__ __forceinline__ void gate_up_routed(const GateUpParams& p, int cta,
     if (threadIdx.x < kTileFeatures)
       p.act[static_cast<long long>(pair) * I + tile * kTileFeatures + threadIdx.x] =
           e < 0 ? 0 : 0x7FC0;
-    pair_sync_publish(p.sync, pair_sync_routed(pair));
     return;
   }
   const unsigned char* w = p.w1 + static_cast<long long>(e) * (2 * I) * (H / 2);
@@ -181,7 +179,6 @@ __device__ __forceinline__ void gate_up_routed(const GateUpParams& p, int cta,
     p.act[static_cast<long long>(pair) * I + tile * kTileFeatures + f] =
         silu_mul_approx(sum_partials(part, W, f, 0), sum_partials(part, W, f + 8, 0), p.alpha[e]);
   }
-  pair_sync_publish(p.sync, pair_sync_routed(pair));
 }
 
 template <int H, int I, int SI, int K, int W, int PIPE, bool DIRECT>
@@ -222,7 +219,6 @@ __device__ __forceinline__ void gate_up_shared(const GateUpParams& p, int sidx,
           sum_partials(part, W, f, n), sum_partials(part, W, f + 8, n), *p.gssh);
     }
   }
-  pair_sync_publish(p.sync, pair_sync_shared(p.m, K, chunk));
   (void)kTiles;
 }
 

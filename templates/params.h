@@ -31,7 +31,6 @@ struct GateUpParams {
   unsigned short* sact;       // bf16 [M, SI]
   int m;                      // tokens
   int e;                      // routed experts (bounds only)
-  unsigned int* sync;         // pair counters (pair_sync.cuh) when launched by moe_block; else null
 };
 
 struct DownParams {
@@ -48,15 +47,7 @@ struct DownParams {
   unsigned short* out;        // bf16 [M, H]
   int m;
   int e;
-  unsigned int* sync;         // pair counters (pair_sync.cuh) when launched by moe_block; else null
 };
-
-// moe_block's counters (templates/pair_sync.cuh), u32 words: [0] the down's finished CTAs, then
-// one per (token, k) pair (gate_up's routed tiles done), then one per chunk of kMaxCols tokens
-// (its shared tiles done). Zero between blocks: the down's last CTA clears what the block used.
-MOEGEMV_HD constexpr int pair_sync_words(int m, int k) { return 1 + m * k + (m + kMaxCols - 1) / kMaxCols; }
-MOEGEMV_HD constexpr int pair_sync_routed(int pair) { return 1 + pair; }
-MOEGEMV_HD constexpr int pair_sync_shared(int m, int k, int chunk) { return 1 + m * k + chunk; }
 
 struct ProbeParams {
   const unsigned int* words;    // [n] u32 of 8 e2m1 nibbles

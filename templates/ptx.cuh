@@ -57,24 +57,6 @@ __device__ __forceinline__ U32x4 ld_nc_v4(const void* ptr) {
   return v;
 }
 
-// Coherent 16-byte load: data another grid still running wrote (ordered by an acquire before it).
-__device__ __forceinline__ U32x4 ld_v4(const void* ptr) {
-  U32x4 v;
-  asm volatile("ld.global.v4.u32 {%0, %1, %2, %3}, [%4];"
-               : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
-               : "l"(ptr)
-               : "memory");
-  return v;
-}
-__device__ __forceinline__ unsigned int ld_acquire_gpu(const unsigned int* ptr) {
-  unsigned int v;
-  asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(ptr) : "memory");
-  return v;
-}
-__device__ __forceinline__ void red_release_gpu_add(unsigned int* ptr, unsigned int v) {
-  asm volatile("red.release.gpu.global.add.u32 [%0], %1;" ::"l"(ptr), "r"(v) : "memory");
-}
-
 // Warms L2 with a contiguous range (multiple of 16 bytes, 16-byte aligned) without using
 // registers: how down_combine fetches its weights before it may read gate_up's output.
 __device__ __forceinline__ void prefetch_l2(const void* ptr, unsigned int bytes) {

@@ -82,10 +82,9 @@ using BSource = typename PickB<kDirect>::type;
 // the CTA; src(g) is group g's address. A thread issues kBatch loads before its first store, so
 // the CTA waits about one load latency per kBatch groups per thread, not one per group (profiled:
 // the one-at-a-time version was the top stall of gate_up once the weights came through the ring).
-// Loads use the non-coherent path: callers stage only after griddepcontrol.wait (kCoherent: after
-// an acquire of moe_block's counters, pair_sync.cuh, while gate_up still runs). stage_groups_by:
+// Loads use the non-coherent path: callers stage only after griddepcontrol.wait. stage_groups_by:
 // the same over threads [0, threads) only (the streaming kernels' consumer warps).
-template <int kBatch = 8, bool kCoherent = false, class Src>
+template <int kBatch = 8, class Src>
 __device__ __forceinline__ void stage_groups_by(int tid, int threads, int groups, Src src,
                                                 ptx::U32x4* dst) {
   for (int g0 = tid; g0 < groups; g0 += kBatch * threads) {
@@ -93,7 +92,7 @@ __device__ __forceinline__ void stage_groups_by(int tid, int threads, int groups
 #pragma unroll
     for (int i = 0; i < kBatch; ++i) {
       const int g = g0 + i * threads;
-      if (g < groups) v[i] = kCoherent ? ptx::ld_v4(src(g)) : ptx::ld_nc_v4(src(g));
+      if (g < groups) v[i] = ptx::ld_nc_v4(src(g));
     }
 #pragma unroll
     for (int i = 0; i < kBatch; ++i) {

@@ -142,11 +142,6 @@ int run_check(const CheckOptions& o) {
                                               stream.get());
         record(g.pass, text + " E=" + std::to_string(e) + ": " + g.summary);
       }
-      for (int m : {1, 4, 16}) {
-        auto b = harness::check_moe_block(host, device, m, o.replays, harness::fresh_seed(),
-                                          stream.get());
-        record(b.pass, text + " E=" + std::to_string(e) + ": " + b.summary);
-      }
       std::cout << fmt::format("  ({} E={} took {:.1f} s)\n", text, e,
                                std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count())
                 << std::flush;

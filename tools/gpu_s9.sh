@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Session 9's device runs (records). Build here first (`make gpubin`), carry [".gpubin"]:
 #   tools/gpu_s9.sh 2
+# Runs 2-4 need commit 6870729 (moe_block, reverted after them: slower; docs/PERF.md session 9).
 # Run 2: moe_block (the down waiting per pair on gate_up's counters, templates/pair_sync.cuh).
 # Check (with moe_block == gate_up then down_combine at M = 1, 4, 16, graph replays of two blocks
 # on one sync), the [gpu] tests, then the bench twice on the four presets (rows pair_pdl, block).

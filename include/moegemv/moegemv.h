@@ -47,11 +47,6 @@ typedef struct {
  * launch. */
 moegemv_status moegemv_gate_up(const moegemv_gate_up_args* args, void* stream, int pdl);
 moegemv_status moegemv_down_combine(const moegemv_down_combine_args* args, void* stream, int pdl);
-/* The decode MoE block (moegemv.hpp, moe_block): gate_up then down_combine, the down's segments
- * waiting per pair; sync: i32[>= *words of moegemv_moe_block_sync_words], zeroed once. */
-moegemv_status moegemv_moe_block(const moegemv_gate_up_args* gu, const moegemv_down_combine_args* dc,
-                                 moegemv_tensor sync, void* stream, int pdl);
-moegemv_status moegemv_moe_block_sync_words(int m, int k, int64_t* words);
 
 /* key: "gate_up:H:I:SI:K" or "down_combine:H:I:SI:K". Compiles and loads in the current context. */
 moegemv_status moegemv_prepare(const char* key);

@@ -76,19 +76,6 @@ struct LaunchOptions {
 void gate_up(const GateUpArgs& args, CUstream stream, const LaunchOptions& options = {});
 void down_combine(const DownCombineArgs& args, CUstream stream, const LaunchOptions& options = {});
 
-/// The decode MoE block: gate_up then down_combine on `stream`, each of down_combine's segments
-/// starting as soon as gate_up has written its pair's act (per-pair counters in `sync`) instead of
-/// after all of gate_up. Results are those of gate_up() then down_combine() (the same kernels'
-/// numerics). gu and dc describe one step: one shape and M, the same act and sact buffers.
-/// `sync`: i32[>= moe_block_sync_words(M, K)] device memory, zeroed once by the caller; every block
-/// leaves it zeroed. Blocks in one stream may share it (layers in a row); blocks that can run at
-/// the same time (other streams) need their own. Where a shape's kernels cannot count (a streaming
-/// gate_up or a classic down_combine, from MOEGEMV_TUNE) it runs as the two calls, `sync` untouched.
-void moe_block(const GateUpArgs& gu, const DownCombineArgs& dc, const Tensor& sync, CUstream stream,
-               const LaunchOptions& options = {});
-/// Words of moe_block's `sync` for M tokens and K experts per token (at most M = 16: 16 * K + 3).
-std::int64_t moe_block_sync_words(int m, int k);
-
 /// The key a call would use (validates the arguments; launches nothing).
 Key gate_up_key(const GateUpArgs& args);
 Key down_combine_key(const DownCombineArgs& args);

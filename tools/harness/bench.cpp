@@ -207,11 +207,6 @@ BenchResult run_bench(const BenchConfig& config, CUstream stream,
     for (int l = 0; l < layers; ++l) run.layers.push_back(std::make_unique<DeviceLayer>(host));
     prepare(preset.keys()[0]);
     prepare(preset.keys()[1]);
-    // moe_block's counters: one for all layers (one stream), zeroed once; each block clears them.
-    const std::int64_t sync_words = moe_block_sync_words(16, preset.k);
-    driver::DeviceBuffer sync(static_cast<std::size_t>(sync_words) * 4);
-    sync.fill_u16(0, stream);
-    const Tensor sync_view(sync.ptr(), DType::kI32, {sync_words});
 
     for (int m : config.ms) {
       std::vector<std::unique_ptr<DeviceStep>> steps;
@@ -229,32 +224,25 @@ BenchResult run_bench(const BenchConfig& config, CUstream stream,
       }
       gu_bytes /= layers;
       down_bytes /= layers;
-      struct Mode {
-        const char* name;
-        bool gu, down, pdl, block;  // block: moe_block (the down waiting per pair)
-        double bytes;
-      };
-      auto capture = [&](const Mode& mode) {
+      auto capture = [&](bool gu, bool down, bool pdl) {
         return driver::capture(stream, [&] {
           for (int l = 0; l < layers; ++l) {
-            const DeviceLayer& layer = *run.layers[l];
-            if (mode.block) {
-              moe_block(gate_up_args(layer, *steps[l]), down_args(layer, *steps[l]), sync_view,
-                        stream, LaunchOptions{mode.pdl});
-              continue;
-            }
-            if (mode.gu) gate_up(gate_up_args(layer, *steps[l]), stream, LaunchOptions{mode.pdl});
-            if (mode.down) down_combine(down_args(layer, *steps[l]), stream, LaunchOptions{mode.pdl});
+            if (gu) gate_up(gate_up_args(*run.layers[l], *steps[l]), stream, LaunchOptions{pdl});
+            if (down) down_combine(down_args(*run.layers[l], *steps[l]), stream, LaunchOptions{pdl});
           }
         });
       };
-      const Mode modes[] = {{"gate_up", true, false, false, false, gu_bytes},
-                            {"down", false, true, false, false, down_bytes},
-                            {"pair_pdl", true, true, true, false, gu_bytes + down_bytes},
-                            {"pair", true, true, false, false, gu_bytes + down_bytes},
-                            {"block", true, true, true, true, gu_bytes + down_bytes}};
+      struct Mode {
+        const char* name;
+        bool gu, down, pdl;
+        double bytes;
+      };
+      const Mode modes[] = {{"gate_up", true, false, false, gu_bytes},
+                            {"down", false, true, false, down_bytes},
+                            {"pair_pdl", true, true, true, gu_bytes + down_bytes},
+                            {"pair", true, true, false, gu_bytes + down_bytes}};
       for (const auto& mode : modes) {
-        auto graph = capture(mode);
+        auto graph = capture(mode.gu, mode.down, mode.pdl);
         const Timing t = time_graph(graph, stream, config.batches, config.replays);
         BenchRow row;
         row.model = preset.name;

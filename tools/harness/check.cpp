@@ -260,60 +260,6 @@ SimpleCheck check_pdl_and_graph(const nvfp4::SyntheticLayer& host, const DeviceL
   return r;
 }
 
-SimpleCheck check_moe_block(const nvfp4::SyntheticLayer& host, const DeviceLayer& device, int m,
-                            int replays, std::uint64_t seed, CUstream stream) {
-  const auto& sh = host.shape;
-  DeviceStep step(sh, m);
-  const std::int64_t words = moe_block_sync_words(16, sh.K);
-  driver::DeviceBuffer sync(static_cast<std::size_t>(words) * 4);
-  sync.fill_u16(0, stream);
-  const Tensor sync_view(sync.ptr(), DType::kI32, {words});
-  auto block = [&] {
-    moe_block(gate_up_args(device, step), down_args(device, step), sync_view, stream);
-  };
-  auto out_now = [&] {
-    driver::check(driver::api().cuStreamSynchronize(stream), "cuStreamSynchronize");
-    return download_u16(step.out);
-  };
-  auto plain = [&] {
-    step.poison(stream);
-    gate_up(gate_up_args(device, step), stream, LaunchOptions{false});
-    down_combine(down_args(device, step), stream, LaunchOptions{false});
-    return out_now();
-  };
-  auto sync_zero = [&] {
-    std::vector<std::uint32_t> w(static_cast<std::size_t>(words));
-    sync.download(w.data(), w.size() * 4);
-    return std::all_of(w.begin(), w.end(), [](std::uint32_t v) { return v == 0; });
-  };
-  SimpleCheck r;
-  step.upload(nvfp4::make_inputs(sh, m, seed));
-  const auto want = plain();
-  step.poison(stream);
-  block();
-  if (out_now() != want || !sync_zero()) {
-    r.summary = fmt::format("moe_block (M={}) differs from gate_up then down_combine, or left its "
-                            "counters non-zero",
-                            m);
-    return r;
-  }
-  // Two blocks in a row on one sync (the second starts on the counters the first cleared).
-  driver::GraphExec graph = driver::capture(stream, [&] { block(); block(); });
-  int mismatches = 0;
-  for (int i = 0; i < replays; ++i) {
-    step.upload(nvfp4::make_inputs(sh, m, seed + 1 + i));
-    step.poison(stream);
-    graph.launch(stream);
-    auto replayed = out_now();
-    if (replayed != plain() || !sync_zero()) ++mismatches;
-  }
-  r.pass = mismatches == 0;
-  r.summary = fmt::format("moe_block == gate_up then down_combine (M={}); graph replays of two "
-                          "blocks on one sync: {}/{} identical, counters cleared",
-                          m, replays - mismatches, replays);
-  return r;
-}
-
 SimpleCheck check_capture_refuses_compile(CUstream stream) {
   // A random key nothing has compiled (so neither loaded nor in a cache or bundle).
   const Key key{Kind::kGateUp, 64 * static_cast<int>(1 + fresh_seed() % 200), 64, 0, 3};

@@ -48,11 +48,6 @@ SimpleCheck check_decode_exhaustive(CUstream stream);
 SimpleCheck check_pdl_and_graph(const nvfp4::SyntheticLayer& host, const DeviceLayer& device,
                                 int m, int replays, std::uint64_t seed, CUstream stream);
 
-/// moe_block (the pair waiting per pair on its counters) gives gate_up then down_combine's out,
-/// directly and as graph replays of two blocks on one sync, and leaves the counters zeroed.
-SimpleCheck check_moe_block(const nvfp4::SyntheticLayer& host, const DeviceLayer& device, int m,
-                            int replays, std::uint64_t seed, CUstream stream);
-
 /// During stream capture, a key that is not loaded is refused with JitDisabledError naming it.
 SimpleCheck check_capture_refuses_compile(CUstream stream);
 
