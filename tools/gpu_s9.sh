@@ -28,6 +28,20 @@ case "${1:?run number}" in
       grep -a "ceiling" "$out/bench$b.log" | head -1
     done
     ;;
+  5)  # the closing run (v27 defaults): check of every kernel path, the [gpu] tests, two full benches
+    tools/gpu_check_defaults.sh
+    MOEGEMV_CACHE_DIR=/tmp/cache_q35 timeout 120 .gpubin/moegemv check --shape 2048:512:512:8 \
+      --m 1,3,16 --e 16 --replays 3 > "$out/check_qwen35.log" 2>&1
+    echo "== check 2048:512:512:8 rc=$?"
+    tools/check_summary.sh "$out/check_qwen35.log"
+    for b in 1 2; do
+      timeout 200 .gpubin/moegemv bench --m 1,2,4,8,16 --json "$out/s9_final$b.json" > "$out/s9_final$b.log" 2>&1
+      echo "== bench $b rc=$?"
+      grep -aE "^(qwen|deep|glm|llama)" "$out/s9_final$b.log" | grep -E " (pair_pdl|pair) " |
+        awk '{printf "%-16s M=%-2s %-9s %8s us %6s%%\n", $1, $2, $3, $4, $8}'
+      grep -a "ceiling" "$out/s9_final$b.log" | head -1
+    done
+    ;;
   4)  # gate_up publishes with one fence per CTA (thread 0's release) instead of two; timelines
     MOEGEMV_CACHE_DIR=/tmp/cache_s9 timeout 150 .gpubin/test_runtime "moe_block*" > "$out/test_block.log" 2>&1
     echo "test_runtime moe_block rc=$? $(tail -2 "$out/test_block.log" | tr '\n' ' ')"
