@@ -145,10 +145,13 @@ bool complete_stream_config(const Key& key, KernelConfig& c, bool pipe_set, bool
   if (!gu) c.warps = down_stream_warps(key.si, key.k, c.chunks);
   // Per-warp staging: 1 needs one warp per segment; 2 a barrier id per segment (down_stream.cuh).
   const int segments = down_stream_segments(key.si, key.k);
-  if (!gu && c.wstage == kDownWarpStageAuto) c.wstage = c.chunks == 1 ? 1 : segments <= 14 ? 2 : 0;
+  if (!gu && c.wstage == kDownWarpStageAuto)
+    c.wstage = c.chunks == 1 ? 1 : segments <= kDownWarpStageMaxSegments ? 2 : 0;
   if (!gu && c.chunks != 1 && c.wstage == 1) c.wstage = 0;
-  if (!gu && c.wstage == 2 && segments > 14)
-    throw ArgumentError("MOEGEMV_TUNE", "dc_wstage=2 where the down has at most 14 segments",
+  if (!gu && c.wstage == 2 && segments > kDownWarpStageMaxSegments)
+    throw ArgumentError("MOEGEMV_TUNE",
+                        fmt::format("dc_wstage=2 where the down has at most {} segments",
+                                    kDownWarpStageMaxSegments),
                         key.str());
   const bool slots_auto = gu && c.slots == 0;
   if (slots_auto) c.slots = 1;

@@ -253,6 +253,8 @@ MOEGEMV_HD constexpr bool down_two_per_sm_default(int i, int si, int k) {
 // 1 where the streaming down has one warp per segment (v26, Qwen3-Next), 2 where it has several
 // and at most 14 segments (v27, session 9: DeepSeek-V3's down -10%, Llama-4's -5%, GLM-4.5's -1%).
 constexpr int kDownWarpStageAuto = -1;
+// dc_wstage=2 gives each segment a named barrier: ids 2..15 (down_stream.cuh, kSegmentBar0).
+constexpr int kDownWarpStageMaxSegments = 14;
 MOEGEMV_HD constexpr KernelConfig default_down_config(int h, int i, int si, int k) {
   const bool two = down_two_per_sm_default(i, si, k);
   KernelConfig c{};  // fields not named here are 0

@@ -97,7 +97,8 @@ TEST_CASE("the streaming down compiles without spills with either scale feed and
     // (the scale ring spills 20 bytes there): they are measured, and compiled here, without it.
     const bool capped = jit::kernel_config(key, "").maxreg != 0;
     for (const auto& [name, define] : tunes) {
-      if (std::string(name) == "dc_wstage=2" && down_stream_segments(key.si, key.k) > 14) continue;
+      const int segments = down_stream_segments(key.si, key.k);
+      if (std::string(name) == "dc_wstage=2" && segments > kDownWarpStageMaxSegments) continue;
       const std::string tune = std::string(name) + (capped ? ",dc_maxreg=0" : "");
       INFO(key.str() << " " << tune);
       const std::string source = jit::generate_source(key, "sm_90", tune);
