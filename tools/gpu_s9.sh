@@ -28,6 +28,15 @@ case "${1:?run number}" in
       grep -a "ceiling" "$out/bench$b.log" | head -1
     done
     ;;
+  6)  # v27 changed the down's sync structure (and DeepSeek-V3's registers 94 -> 62): re-test the
+      # scale feed (dc_sahead: 2 on GLM-4.5 and Llama-4 by default, 1 on DeepSeek-V3) and the
+      # per-lane producer (dc_lanes=1, lost 5-14% on the wide presets in session 7)
+    VARIANTS="n: s2:dc_sahead=2 l1:dc_lanes=1 s1:dc_sahead=1 s1:dc_sahead=1 l1:dc_lanes=1 s2:dc_sahead=2 n:" \
+      MODELS=deepseek-v3,glm-4.5,llama4-maverick MS=1,4 ROWS=" down |pair_pdl|ceiling" tools/gpu_ab.sh
+    ;;
+  7)  # Nsight Compute on the v27 down of DeepSeek-V3 (M=1): what bounds it now
+    KERNELS=down_combine tools/gpu_profile.sh deepseek-v3 1 s9_v27
+    ;;
   5)  # the closing run (v27 defaults): check of every kernel path, the [gpu] tests, two full benches
     tools/gpu_check_defaults.sh
     MOEGEMV_CACHE_DIR=/tmp/cache_q35 timeout 120 .gpubin/moegemv check --shape 2048:512:512:8 \
