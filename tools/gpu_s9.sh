@@ -37,6 +37,11 @@ case "${1:?run number}" in
   7)  # Nsight Compute on the v27 down of DeepSeek-V3 (M=1): what bounds it now
     KERNELS=down_combine tools/gpu_profile.sh deepseek-v3 1 s9_v27
     ;;
+  8)  # DIAGNOSTIC (wrong results): the down without most of its decode and scale multiply
+      # (dc_knock=3), to test that Qwen3-Next's down after its PDL wait is bound by issue
+    VARIANTS="n: k:dc_knock=3 k:dc_knock=3 n:" MODELS=qwen3-next,deepseek-v3 MS=1,4 \
+      ROWS=" down |pair_pdl|ceiling" tools/gpu_ab.sh
+    ;;
   5)  # the closing run (v27 defaults): check of every kernel path, the [gpu] tests, two full benches
     tools/gpu_check_defaults.sh
     MOEGEMV_CACHE_DIR=/tmp/cache_q35 timeout 120 .gpubin/moegemv check --shape 2048:512:512:8 \
