@@ -42,6 +42,11 @@ case "${1:?run number}" in
     VARIANTS="n: k:dc_knock=3 k:dc_knock=3 n:" MODELS=qwen3-next,deepseek-v3 MS=1,4 \
       ROWS=" down |pair_pdl|ceiling" tools/gpu_ab.sh
     ;;
+  9)  # DIAGNOSTIC (wrong results): run 8's knock-out split: dc_knock=1 (the e2m1 decode only),
+      # dc_knock=2 (the scale multiply only), on DeepSeek-V3 and GLM-4.5
+    VARIANTS="n: d:dc_knock=1 s:dc_knock=2 s:dc_knock=2 d:dc_knock=1 n:" MODELS=deepseek-v3,glm-4.5 \
+      MS=1 ROWS=" down |pair_pdl|ceiling" tools/gpu_ab.sh
+    ;;
   5)  # the closing run (v27 defaults): check of every kernel path, the [gpu] tests, two full benches
     tools/gpu_check_defaults.sh
     MOEGEMV_CACHE_DIR=/tmp/cache_q35 timeout 120 .gpubin/moegemv check --shape 2048:512:512:8 \
