@@ -47,6 +47,14 @@ case "${1:?run number}" in
     VARIANTS="n: d:dc_knock=1 s:dc_knock=2 s:dc_knock=2 d:dc_knock=1 n:" MODELS=deepseek-v3,glm-4.5 \
       MS=1 ROWS=" down |pair_pdl|ceiling" tools/gpu_ab.sh
     ;;
+  10)  # Qwen3-Next M=1: where the down's 2.8 us after its PDL wait go (timeline mark points)
+    for mk in 1 2 3 4; do
+      echo "== dc_timeline=$mk"
+      MOEGEMV_CACHE_DIR=/tmp/cache_tl$mk MOEGEMV_TUNE=gu_timeline=1,dc_timeline=$mk timeout 100 \
+        .gpubin/moegemv bench --timeline --model qwen3-next --m 1 --batches 3 2>&1 |
+        grep -aE -A3 "pair_pdl:" | head -4
+    done
+    ;;
   5)  # the closing run (v27 defaults): check of every kernel path, the [gpu] tests, two full benches
     tools/gpu_check_defaults.sh
     MOEGEMV_CACHE_DIR=/tmp/cache_q35 timeout 120 .gpubin/moegemv check --shape 2048:512:512:8 \
