@@ -55,6 +55,14 @@ case "${1:?run number}" in
         grep -aE -A3 "pair_pdl:" | head -4
     done
     ;;
+  11)  # dc_warm=1: a dry pass of the down's unit loop before its PDL wait (instruction cache)
+    MOEGEMV_TUNE=dc_warm=1 MOEGEMV_CACHE_DIR=/tmp/cache_w timeout 150 .gpubin/moegemv check \
+      --shape 2048:512:512:10 --shape 7168:2048:2048:8 --m 1,3,16 --e 16 --replays 2 > "$out/check_warm.log" 2>&1
+    echo "== check dc_warm=1 rc=$? (1 is also the known act/sact elements)"
+    tools/check_summary.sh "$out/check_warm.log"
+    VARIANTS="n: w:dc_warm=1 w:dc_warm=1 n:" MODELS=qwen3-next,deepseek-v3,llama4-maverick MS=1,4 \
+      ROWS=" down |pair_pdl|ceiling" tools/gpu_ab.sh
+    ;;
   5)  # the closing run (v27 defaults): check of every kernel path, the [gpu] tests, two full benches
     tools/gpu_check_defaults.sh
     MOEGEMV_CACHE_DIR=/tmp/cache_q35 timeout 120 .gpubin/moegemv check --shape 2048:512:512:8 \
