@@ -230,29 +230,20 @@ __device__ __forceinline__ void down_stream(const DownParams& p) {
   constexpr bool kWarpStage = down_warp_stage<CH, S::kSegs>();
   const int early_tok = MOEGEMV_DC_EARLY && !kWarpStage && begin < end ? begin / S::kTiles : -1;
   if (early_tok >= 0) stage_down_info<K>(p, early_tok, info);
-  // MOEGEMV_DC_WARM: iteration begin - 1 is a dry pass (params.h); the wait comes after it.
-  constexpr bool kWarm = MOEGEMV_DC_WARM != 0;
-  auto wait_for_gate_up = [&] {
-    ptx::griddep_wait();  // act and sact are gate_up's output
-    if (MOEGEMV_DC_LAUNCH == 0) ptx::griddep_launch_dependents();
-  };
-  if (!kWarm) wait_for_gate_up();
+  ptx::griddep_wait();  // act and sact are gate_up's output
+  if (MOEGEMV_DC_LAUNCH == 0) ptx::griddep_launch_dependents();
   // This warp's B groups: its segment's act row and the K half of its mma column (split-K).
   const ptx::U32x4* b = bs + seg * (I / 8) + (g == 1 ? len / 16 : 0);
   int tok = -1;
-  for (int u = kWarm && begin < end ? begin - 1 : begin; u < end; ++u) {
-    const bool dry = kWarm && u < begin;
-    if (kWarm && u == begin) wait_for_gate_up();
-    const int v = dry ? 0 : u - begin;
-    const bool valid = dry || usable(e_ahead[0]);
-    if (!dry) {
-      feed.ready(valid, n, lane);
-      fetch_scales(v + MOEGEMV_DC_SAHEAD);
+  for (int u = begin; u < end; ++u) {
+    const int v = u - begin;
+    const bool valid = usable(e_ahead[0]);
+    feed.ready(valid, n, lane);
+    fetch_scales(v + MOEGEMV_DC_SAHEAD);
 #pragma unroll
-      for (int k = 0; k + 1 < MOEGEMV_DC_SAHEAD; ++k) e_ahead[k] = e_ahead[k + 1];
-      e_ahead[MOEGEMV_DC_SAHEAD - 1] = e_fetch;
-    }
-    if (!dry && u / S::kTiles != tok) {
+    for (int k = 0; k + 1 < MOEGEMV_DC_SAHEAD; ++k) e_ahead[k] = e_ahead[k + 1];
+    e_ahead[MOEGEMV_DC_SAHEAD - 1] = e_fetch;
+    if (u / S::kTiles != tok) {
       tok = u / S::kTiles;
       if constexpr (kWarpStage && CH == 1) {
         stage_down_act_row<SI, K>(p, tok, seg, lane, 32, bs, len, I);
@@ -272,16 +263,12 @@ __device__ __forceinline__ void down_stream(const DownParams& p) {
       if (u == begin) timeline::mark<2>();
     }
     float c[4] = {0.f, 0.f, 0.f, 0.f};
-    const int index = dry ? seg * D : wait_filled<D>(bars, seg, v);
+    const int index = wait_filled<D>(bars, seg, v);
     if (u == begin) timeline::mark<3>();
     if (valid) {
       const unsigned char* lo =
           slot_mem + index * S::kSlotBytes + (g & 1) * down_run_offset(len) + (g / 2) * (len / 2);
       slot_dot<CH == 1>(lo, lo + len / 4, feed.view(v, lane), b, first, n, t, c);
-    }
-    if (dry) {  // keeps the pass (its sums are "used"); the first real unit overwrites the slot
-      if (c[0] == __int_as_float(0x7F7FFFFF)) parts[warp * 8 + row] = c[0];
-      continue;
     }
     release(bars, index);
     const RingPos<2> pos(v);

@@ -108,19 +108,10 @@ struct StreamReadParams {
 
 // MOEGEMV_DC_WSTAGE 1: with one warp per segment (chunks = 1), each consumer warp stages its own
 // act row and the combiner the routing info (the first token's before the PDL wait), with no CTA
-// barrier at a token change (session 8, run 13, n w w n: Qwen3-Next down 6.66 -> 5.80 us, pair
-// with PDL M=1 12.57 -> 11.82, M=2 20.55 -> 19.30, M=4 30.8 -> 28.5, M=8 53.8 -> 51.0); 2: also
-// with several warps per segment (v27, session 9).
+// barrier at a token change (2: also with several warps per segment, down_stream.cuh; untested) (session 8, run 13, n w w n: Qwen3-Next down 6.66 -> 5.80 us, pair
+// with PDL M=1 12.57 -> 11.82, M=2 20.55 -> 19.30, M=4 30.8 -> 28.5, M=8 53.8 -> 51.0).
 #ifndef MOEGEMV_DC_WSTAGE
 #define MOEGEMV_DC_WSTAGE 0
-#endif
-
-// MOEGEMV_DC_WARM 1: the streaming down's consumer warps run their unit loop's body once before
-// the PDL wait on whatever shared memory holds (results discarded), so that the loop's code is in
-// the instruction cache when the first real unit comes (session 9: Qwen3-Next's one unit after
-// the wait took ~1.5-1.8 us though its arithmetic was not the bound).
-#ifndef MOEGEMV_DC_WARM
-#define MOEGEMV_DC_WARM 0
 #endif
 
 // DIAGNOSTIC (MOEGEMV_TIMELINE, templates/timeline.cuh): CTAs whose start / PDL wait / end are
@@ -156,8 +147,6 @@ struct KernelConfig {
   int early;       // streaming down_combine: 1 = routing info before the PDL wait (MOEGEMV_DC_EARLY)
   int launch;      // streaming down_combine: where griddepcontrol.launch_dependents is
                    // (MOEGEMV_DC_LAUNCH)
-  int warm;        // streaming down_combine: 1 = a dry pass of the unit loop before the PDL wait
-                   // (MOEGEMV_DC_WARM)
   int wstage;      // streaming down_combine: 1 = per-warp act staging with one warp per segment,
                    // 2 = also with several (MOEGEMV_DC_WSTAGE)
   int maxreg;      // registers per thread (__maxnreg__) instead of __launch_bounds__; 0: bounds
