@@ -108,8 +108,9 @@ struct StreamReadParams {
 
 // MOEGEMV_DC_WSTAGE 1: with one warp per segment (chunks = 1), each consumer warp stages its own
 // act row and the combiner the routing info (the first token's before the PDL wait), with no CTA
-// barrier at a token change (2: also with several warps per segment, down_stream.cuh; untested) (session 8, run 13, n w w n: Qwen3-Next down 6.66 -> 5.80 us, pair
-// with PDL M=1 12.57 -> 11.82, M=2 20.55 -> 19.30, M=4 30.8 -> 28.5, M=8 53.8 -> 51.0).
+// barrier at a token change (session 8, run 13, n w w n: Qwen3-Next down 6.66 -> 5.80 us, pair
+// with PDL M=1 12.57 -> 11.82, M=2 20.55 -> 19.30, M=4 30.8 -> 28.5, M=8 53.8 -> 51.0); 2: also
+// with several warps per segment (v27, session 9).
 #ifndef MOEGEMV_DC_WSTAGE
 #define MOEGEMV_DC_WSTAGE 0
 #endif
