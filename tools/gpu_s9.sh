@@ -63,6 +63,14 @@ case "${1:?run number}" in
     VARIANTS="n: w:dc_warm=1 w:dc_warm=1 n:" MODELS=qwen3-next,deepseek-v3,llama4-maverick MS=1,4 \
       ROWS=" down |pair_pdl|ceiling" tools/gpu_ab.sh
     ;;
+  12)  # dc_l2ahead=1: the down's first-half CTAs prefetch their second-half partners' first units
+    MOEGEMV_TUNE=dc_l2ahead=1 MOEGEMV_CACHE_DIR=/tmp/cache_l2a timeout 150 .gpubin/moegemv check \
+      --shape 2048:512:512:10 --shape 7168:2048:2048:8 --m 1,3,16 --e 16 --replays 2 > "$out/check_l2a.log" 2>&1
+    echo "== check dc_l2ahead=1 rc=$? (1 is also the known act/sact elements)"
+    tools/check_summary.sh "$out/check_l2a.log" | grep -E " out |PDL"
+    VARIANTS="n: a:dc_l2ahead=1 a:dc_l2ahead=1 n:" MODELS=deepseek-v3,glm-4.5,llama4-maverick,qwen3-next \
+      MS=1,4 ROWS=" down |pair_pdl|ceiling" tools/gpu_ab.sh
+    ;;
   5)  # the closing run (v27 defaults): check of every kernel path, the [gpu] tests, two full benches
     tools/gpu_check_defaults.sh
     MOEGEMV_CACHE_DIR=/tmp/cache_q35 timeout 120 .gpubin/moegemv check --shape 2048:512:512:8 \
