@@ -99,34 +99,6 @@ __device__ __forceinline__ const unsigned char* down_lane_weights(const DownPara
   return w;
 }
 
-// MOEGEMV_DC_L2AHEAD: a CTA of the grid's first half asks L2 for the first D units of CTA
-// blockIdx.x + gridDim.x / 2 (lane s: segment s's 8 rows, one contiguous range). CTAs are
-// dispatched in index order as gate_up's CTAs leave their SMs, so the partner starts later and its
-// first ring fill, which otherwise queues its act loads behind it (session 8's marks, session 9's
-// profile), can come from L2.
-template <int H, int I, int SI, int K, int CH, int D>
-__device__ __forceinline__ void down_prefetch_partner(const DownParams& p, int units) {
-  using S = DownStream<H, I, SI, K, CH, D>;
-  const int half = static_cast<int>(gridDim.x) / 2, lane = threadIdx.x % 32;
-  if (static_cast<int>(blockIdx.x) >= half || lane >= S::kSegs) return;
-  const int partner = static_cast<int>(blockIdx.x) + half;
-  int begin, end;
-  const int g = static_cast<int>(gridDim.x);
-  begin = static_cast<int>(static_cast<long long>(partner) * units / g);
-  end = static_cast<int>(static_cast<long long>(partner + 1) * units / g);
-  int tok = -1, e = -1;
-  for (int u = begin; u < end && u < begin + D; ++u) {
-    if (u / S::kTiles != tok) tok = u / S::kTiles, e = lane < K ? p.ids[tok * K + lane] : -1;
-    if (lane < K && (e < 0 || e >= p.e)) continue;
-    const unsigned char* w;
-    const unsigned char* sf;
-    int kt;
-    down_segment<H, I, SI, K, CH, D>(p, lane, e, w, sf, kt);
-    const int len = lane < K ? I : SI;
-    ptx::prefetch_l2(w + static_cast<long long>(u % S::kTiles) * 8 * (len / 2), 8 * (len / 2));
-  }
-}
-
 // Producer warp: per unit and segment one slot. Lane j < K holds the token's ids[tok, j] (one load
 // latency per token); lane 0 issues every copy, in order.
 template <int H, int I, int SI, int K, int CH, int D>

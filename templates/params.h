@@ -115,12 +115,6 @@ struct StreamReadParams {
 #define MOEGEMV_DC_WSTAGE 0
 #endif
 
-// MOEGEMV_DC_L2AHEAD 1: each CTA of the streaming down's first half asks L2 for the first units of
-// its partner in the second half (down_produce.cuh, down_prefetch_partner), whose SM frees later.
-#ifndef MOEGEMV_DC_L2AHEAD
-#define MOEGEMV_DC_L2AHEAD 0
-#endif
-
 // DIAGNOSTIC (MOEGEMV_TIMELINE, templates/timeline.cuh): CTAs whose start / PDL wait / end are
 // recorded (later CTAs are not).
 constexpr int kTimelineCtas = 32768;
@@ -154,8 +148,6 @@ struct KernelConfig {
   int early;       // streaming down_combine: 1 = routing info before the PDL wait (MOEGEMV_DC_EARLY)
   int launch;      // streaming down_combine: where griddepcontrol.launch_dependents is
                    // (MOEGEMV_DC_LAUNCH)
-  int l2ahead;     // streaming down_combine: 1 = L2 prefetch of a later CTA's first units
-                   // (MOEGEMV_DC_L2AHEAD)
   int wstage;      // streaming down_combine: 1 = per-warp act staging with one warp per segment,
                    // 2 = also with several (MOEGEMV_DC_WSTAGE)
   int maxreg;      // registers per thread (__maxnreg__) instead of __launch_bounds__; 0: bounds
