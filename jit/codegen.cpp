@@ -180,7 +180,6 @@ std::string config_defines(const KernelConfig& c) {
   if (c.stream && c.runs == 1) d += "#define MOEGEMV_DC_RUNS 1\n";
   if (c.stream && c.lanes) d += fmt::format("#define MOEGEMV_DC_LANES {}\n", c.lanes);
   if (c.stream && c.early) d += "#define MOEGEMV_DC_EARLY 1\n";
-  if (c.stream && c.pwait) d += "#define MOEGEMV_DC_PWAIT 1\n";
   if (c.stream && c.launch) d += fmt::format("#define MOEGEMV_DC_LAUNCH {}\n", c.launch);
   if (c.stream && c.wstage) d += fmt::format("#define MOEGEMV_DC_WSTAGE {}\n", c.wstage);
   if (c.timeline) d += fmt::format("#define MOEGEMV_TIMELINE {}\n", c.timeline);
@@ -241,7 +240,6 @@ KernelConfig kernel_config(const Key& key, const std::string& tune) {
     else if (field == "runs" && !gu && (value == 1 || value == 2)) c.runs = value;
     else if (field == "lanes" && !gu && value <= 3) c.lanes = value;
     else if (field == "early" && !gu && value <= 1) c.early = value;
-    else if (field == "pwait" && !gu && value <= 1) c.pwait = value;
     else if (field == "launch" && !gu && value <= 2) c.launch = value;
     else if (field == "wstage" && !gu && value <= 2) c.wstage = value;
     else if (field == "timeline" && value <= (gu ? 1 : 4)) c.timeline = value;
@@ -253,7 +251,7 @@ KernelConfig kernel_config(const Key& key, const std::string& tune) {
                              "warps 1..32, pipe 1..8, direct 0|1, minb 1..16, l2 0|1, gu_ring 0|1, "
                              "dc_ring 0|1|2, split 0|1, stream 0|1, dc_chunks 1..16, gu_slots 1..8, "
                              "gu_stage 0|1, gu_order 0|1, dc_sahead 1|2, dc_runs 1|2, dc_lanes 0..3, "
-                             "dc_early 0|1, dc_pwait 0|1, dc_launch 0..2, dc_wstage 0..2, gu_m1pipe 0..8, "
+                             "dc_early 0|1, dc_launch 0..2, dc_wstage 0..2, gu_m1pipe 0..8, "
                              "gu_m1minb 1..16, maxreg 0|24..255, "
                              "timeline 0|1 (dc_ 0..4: mark points; diagnostic), "
                              "knock 0..15 (diagnostic, wrong results)",

@@ -187,7 +187,6 @@ __device__ __forceinline__ void down_stream(const DownParams& p) {
   }
   __syncthreads();
   if (warp == W) {
-    if (MOEGEMV_DC_PWAIT) ptx::griddep_wait();  // diagnostic: no weight traffic before gate_up ends
     const unsigned int slots = ptx::shared_addr(slot_mem);
     if (MOEGEMV_DC_LANES) down_produce_lanes<H, I, SI, K, CH, D>(p, bars, slots, begin, end);
     else down_produce<H, I, SI, K, CH, D>(p, bars, slots, begin, end);

@@ -115,12 +115,6 @@ struct StreamReadParams {
 #define MOEGEMV_DC_WSTAGE 0
 #endif
 
-// DIAGNOSTIC MOEGEMV_DC_PWAIT 1: the streaming down's producer waits for gate_up (PDL) before its
-// first copy, so that none of the down's weight traffic overlaps gate_up's tail (session 9).
-#ifndef MOEGEMV_DC_PWAIT
-#define MOEGEMV_DC_PWAIT 0
-#endif
-
 // DIAGNOSTIC (MOEGEMV_TIMELINE, templates/timeline.cuh): CTAs whose start / PDL wait / end are
 // recorded (later CTAs are not).
 constexpr int kTimelineCtas = 32768;
@@ -154,8 +148,6 @@ struct KernelConfig {
   int early;       // streaming down_combine: 1 = routing info before the PDL wait (MOEGEMV_DC_EARLY)
   int launch;      // streaming down_combine: where griddepcontrol.launch_dependents is
                    // (MOEGEMV_DC_LAUNCH)
-  int pwait;       // DIAGNOSTIC streaming down_combine: 1 = the producer waits for gate_up first
-                   // (MOEGEMV_DC_PWAIT)
   int wstage;      // streaming down_combine: 1 = per-warp act staging with one warp per segment,
                    // 2 = also with several (MOEGEMV_DC_WSTAGE)
   int maxreg;      // registers per thread (__maxnreg__) instead of __launch_bounds__; 0: bounds
