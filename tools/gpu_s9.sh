@@ -75,6 +75,9 @@ case "${1:?run number}" in
     VARIANTS="n: p:dc_pwait=1 p:dc_pwait=1 n:" MODELS=deepseek-v3,glm-4.5,llama4-maverick,qwen3-next \
       MS=1,4 ROWS=" down |pair_pdl|ceiling" tools/gpu_ab.sh
     ;;
+  14)  # the final commit's binaries: the check of every kernel path and the [gpu] tests
+    tools/gpu_check_defaults.sh
+    ;;
   5)  # the closing run (v27 defaults): check of every kernel path, the [gpu] tests, two full benches
     tools/gpu_check_defaults.sh
     MOEGEMV_CACHE_DIR=/tmp/cache_q35 timeout 120 .gpubin/moegemv check --shape 2048:512:512:8 \
