@@ -93,7 +93,7 @@ struct StreamReadParams {
 #define MOEGEMV_DC_LANES 0
 #endif
 // MOEGEMV_DC_EARLY 1: the streaming down loads its first token's routing info and the shared
-// expert's global scale before griddepcontrol.wait (session 7; session 8, runs 1 and 12: passes
+// expert's global scale before griddepcontrol.wait (session 7; session 8, runs 1-2 and 12: passes
 // the check, no gain in the pair).
 #ifndef MOEGEMV_DC_EARLY
 #define MOEGEMV_DC_EARLY 0
