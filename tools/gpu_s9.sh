@@ -78,6 +78,9 @@ case "${1:?run number}" in
   14)  # the final commit's binaries: the check of every kernel path and the [gpu] tests
     tools/gpu_check_defaults.sh
     ;;
+  15)  # Nsight Compute on Qwen3-Next's down (M=1): the stalls inside a unit's work
+    KERNELS=down_combine tools/gpu_profile.sh qwen3-next 1 s9_qwen
+    ;;
   5)  # the closing run (v27 defaults): check of every kernel path, the [gpu] tests, two full benches
     tools/gpu_check_defaults.sh
     MOEGEMV_CACHE_DIR=/tmp/cache_q35 timeout 120 .gpubin/moegemv check --shape 2048:512:512:8 \
