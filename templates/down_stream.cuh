@@ -52,12 +52,12 @@ __device__ __forceinline__ constexpr bool down_warp_stage() {
 }
 
 // Threads [0, threads) of segment seg's warps stage its act row (or sact) for token tok.
-template <int SI, int K>
+template <int I, int SI, int K>
 __device__ __forceinline__ void stage_down_act_row(const DownParams& p, int tok, int seg, int tid,
-                                                   int threads, ptx::U32x4* bs, int len, int i) {
-  const unsigned short* row = seg < K ? p.act + (static_cast<long long>(tok) * K + seg) * i
+                                                   int threads, ptx::U32x4* bs, int len) {
+  const unsigned short* row = seg < K ? p.act + (static_cast<long long>(tok) * K + seg) * I
                                       : p.sact + static_cast<long long>(tok) * SI;
-  stage_groups_by(tid, threads, len / 8, [&](int gi) { return row + 8 * gi; }, bs + seg * (i / 8));
+  stage_groups_by(tid, threads, len / 8, [&](int gi) { return row + 8 * gi; }, bs + seg * (I / 8));
 }
 
 // The token's routing (ids, tw: written before gate_up started, SPEC 5) and alpha2 (a weight),
@@ -246,12 +246,12 @@ __device__ __forceinline__ void down_stream(const DownParams& p) {
     if (u / S::kTiles != tok) {
       tok = u / S::kTiles;
       if constexpr (kWarpStage && CH == 1) {
-        stage_down_act_row<SI, K>(p, tok, seg, lane, 32, bs, len, I);
+        stage_down_act_row<I, SI, K>(p, tok, seg, lane, 32, bs, len);
         __syncwarp();
       } else if constexpr (kWarpStage) {
         const unsigned int bar = kSegmentBar0 + seg, threads = CH * 32;
         ptx::named_barrier(bar, threads);  // the segment's warps are done with the last row
-        stage_down_act_row<SI, K>(p, tok, seg, (warp % CH) * 32 + lane, threads, bs, len, I);
+        stage_down_act_row<I, SI, K>(p, tok, seg, (warp % CH) * 32 + lane, threads, bs, len);
         ptx::named_barrier(bar, threads);
       } else {
         ptx::named_barrier(kTokenBar, kAll);  // nobody reads the previous token's act, info any more
