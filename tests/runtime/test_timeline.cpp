@@ -6,7 +6,7 @@
 using moegemv::harness::CtaStamp;
 using moegemv::harness::timeline_summary;
 
-TEST_CASE("the timeline summary gives each kernel's ranges and the per-SM hand-over",
+TEST_CASE("the timeline summary gives each kernel's ranges, CTA times and the per-SM hand-over",
           "[timeline]") {
   // ns; gate_up from 1000: SM 0 ends at 11000, SM 1 at 13000. down: SM 0 starts at 12000 (1 us
   // after gate_up's last CTA there), SM 1 at 13500 (0.5 us after); both wait until 14000.
@@ -15,8 +15,9 @@ TEST_CASE("the timeline summary gives each kernel's ranges and the per-SM hand-o
   const std::vector<CtaStamp> down = {{12000, 14000, 40000, 0}, {13500, 14000, 41000, 1}};
   const std::string s = timeline_summary(gate_up, down);
   INFO(s);
-  CHECK(s.find("gate_up 3 CTAs: start 0.0-1.0 (median 0.2)") != std::string::npos);
-  CHECK(s.find("end 8.0-12.0 (median 10.0)") != std::string::npos);
+  CHECK(s.find("gate_up 3 CTAs: start 0.0-1.0 (median 0.2, p90 1.0)") != std::string::npos);
+  CHECK(s.find("end 8.0-12.0 (median 10.0, p90 12.0); each CTA took 7.0-11.8 (median 10.0, p90 11.8)") !=
+        std::string::npos);
   CHECK(s.find("down 2 CTAs: start 11.0-12.5") != std::string::npos);
   CHECK(s.find("PDL wait returns 13.0-13.0") != std::string::npos);
   CHECK(s.find("gate_up's last end: 0.5-1.0") != std::string::npos);

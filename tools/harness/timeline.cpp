@@ -28,17 +28,17 @@ CUdeviceptr timeline_ptr(const Key& key, std::size_t& bytes) {
 }
 
 struct Range {
-  double lo = 0, hi = 0, median = 0;
+  double lo = 0, hi = 0, median = 0, p90 = 0;
 };
 
 Range range(std::vector<double> v) {
   if (v.empty()) return {};
   std::sort(v.begin(), v.end());
-  return {v.front(), v.back(), v[v.size() / 2]};
+  return {v.front(), v.back(), v[v.size() / 2], v[v.size() * 9 / 10]};
 }
 
 std::string show(const Range& r) {
-  return fmt::format("{:.1f}-{:.1f} (median {:.1f})", r.lo, r.hi, r.median);
+  return fmt::format("{:.1f}-{:.1f} (median {:.1f}, p90 {:.1f})", r.lo, r.hi, r.median, r.p90);
 }
 
 }  // namespace
@@ -69,15 +69,17 @@ std::string timeline_summary(const std::vector<CtaStamp>& gate_up,
     return (static_cast<double>(t) - static_cast<double>(t0)) * 1e-3;
   };
   auto ranges = [&](const std::vector<CtaStamp>& cs, const char* name) {
-    std::vector<double> start, waited, end;
+    std::vector<double> start, waited, end, took;
     for (const auto& c : cs) {
       start.push_back(us(c.start));
       if (c.waited) waited.push_back(us(c.waited));
       end.push_back(us(c.end));
+      took.push_back(us(c.end) - us(c.start));
     }
-    return fmt::format("  {} {} CTAs: start {}, PDL wait returns {}, end {}\n", name, cs.size(),
-                       show(range(start)), waited.empty() ? "-" : show(range(waited)),
-                       show(range(end)));
+    return fmt::format("  {} {} CTAs: start {}, PDL wait returns {}, end {}; each CTA took {}\n",
+                       name, cs.size(), show(range(start)),
+                       waited.empty() ? "-" : show(range(waited)), show(range(end)),
+                       show(range(took)));
   };
   // Per SM: the last gate_up CTA's end and the first down CTA's start there.
   std::map<int, unsigned long long> gu_end, down_start;

@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Session 10's device runs (records). Build here first (`make gpubin`), carry [".gpubin"]:
+#   tools/gpu_s10.sh 1
+set -u
+out=${OUT:-/tmp/out}
+mkdir -p "$out"
+case "${1:?run number}" in
+  1)  # v28: gate_up's last round as half tiles (gu_tail, the split tile's default now)
+    nvidia-smi --query-gpu=name,clocks.sm,clocks.mem,temperature.gpu --format=csv,noheader
+    # Every split-tile shape and M here has a tail on an H200 (528 resident CTAs).
+    MOEGEMV_CACHE_DIR=/tmp/cache_t timeout 150 .gpubin/moegemv check --shape 7168:2048:2048:8 \
+      --shape 5120:1536:1536:8 --m 1,2,3,16 --e 16 --replays 3 > "$out/check.log" 2>&1
+    echo "== check rc=$? (1 is also the known act/sact elements)"
+    tools/check_summary.sh "$out/check.log"
+    VARIANTS="n:gu_tail=0 t: t: n:gu_tail=0" MODELS=deepseek-v3,glm-4.5 MS=1,2,4 \
+      ROWS=" gate_up |pair_pdl|ceiling" tools/gpu_ab.sh
+    for v in n:gu_tail=0, t:; do
+      name=${v%%:*}; tune=${v#*:}
+      echo "== timeline $name"
+      MOEGEMV_CACHE_DIR=/tmp/cache_tl_$name MOEGEMV_TUNE="${tune}gu_timeline=1,dc_timeline=1" \
+        timeout 100 .gpubin/moegemv bench --timeline --model deepseek-v3,glm-4.5 --m 1 --batches 3 2>&1 |
+        grep -aE -A3 "pair_pdl:" | grep -aE "pair_pdl|gate_up [0-9]+ CTAs"
+    done
+    ;;
+esac
