@@ -176,7 +176,6 @@ std::string config_defines(const KernelConfig& c) {
   if (c.knock) d += fmt::format("#define MOEGEMV_KNOCK {}\n", c.knock);
   if (c.stage) d += fmt::format("#define MOEGEMV_GU_STAGE {}\n", c.stage);
   if (c.order) d += fmt::format("#define MOEGEMV_GU_ORDER {}\n", c.order);
-  if (c.tail) d += fmt::format("#define MOEGEMV_GU_TAIL {}\n", c.tail);
   if (c.stream && c.sahead == 2) d += "#define MOEGEMV_DC_SAHEAD 2\n";
   if (c.stream && c.runs == 1) d += "#define MOEGEMV_DC_RUNS 1\n";
   if (c.stream && c.lanes) d += fmt::format("#define MOEGEMV_DC_LANES {}\n", c.lanes);
@@ -237,7 +236,6 @@ KernelConfig kernel_config(const Key& key, const std::string& tune) {
     else if (field == "knock" && value <= 15) c.knock = value;
     else if (field == "stage" && gu && value <= 1) c.stage = value;
     else if (field == "order" && gu && value <= 1) c.order = value;
-    else if (field == "tail" && gu && value <= 1) c.tail = value;
     else if (field == "sahead" && !gu && (value == 1 || value == 2)) c.sahead = value;
     else if (field == "runs" && !gu && (value == 1 || value == 2)) c.runs = value;
     else if (field == "lanes" && !gu && value <= 3) c.lanes = value;
@@ -252,7 +250,7 @@ KernelConfig kernel_config(const Key& key, const std::string& tune) {
     else throw ArgumentError("MOEGEMV_TUNE",
                              "warps 1..32, pipe 1..8, direct 0|1, minb 1..16, l2 0|1, gu_ring 0|1, "
                              "dc_ring 0|1|2, split 0|1, stream 0|1, dc_chunks 1..16, gu_slots 1..8, "
-                             "gu_stage 0|1, gu_order 0|1, gu_tail 0|1, dc_sahead 1|2, dc_runs 1|2, dc_lanes 0..3, "
+                             "gu_stage 0|1, gu_order 0|1, dc_sahead 1|2, dc_runs 1|2, dc_lanes 0..3, "
                              "dc_early 0|1, dc_launch 0..2, dc_wstage 0..2, gu_m1pipe 0..8, "
                              "gu_m1minb 1..16, maxreg 0|24..255, "
                              "timeline 0|1 (dc_ 0..4: mark points; diagnostic), "
@@ -263,7 +261,6 @@ KernelConfig kernel_config(const Key& key, const std::string& tune) {
   if (c.stream) {
     if (c.ring) throw ArgumentError("MOEGEMV_TUNE", "stream=1 without ring", tune);
     KernelConfig s = c;
-    s.tail = 0;  // the split tile's
     if (complete_stream_config(key, s, pipe_set, warps_set)) return s;
     // The shape cannot take the streaming kernel (K lengths, shared memory): the classic one (the
     // diagnostic timeline and a register cap, asked for, stay; a mark point becomes the PDL wait;
@@ -282,7 +279,6 @@ KernelConfig kernel_config(const Key& key, const std::string& tune) {
       throw ArgumentError("MOEGEMV_TUNE", "gu_split=1 with gu_ring=0 and gu_direct=0 (x staged)", tune);
     if (key.h % 256 != 0) c.split = 0;  // rows split in 128-element halves: the classic tiles
   }
-  if (!c.split || c.stream) c.tail = 0;  // half tiles are the split tile's
   // CTAs/SM follow the tile and the warps per CTA unless asked for.
   if (gu && !minb_set) c.min_blocks = gate_up_min_blocks(c.split != 0, c.warps);
   // The M = 1 kernel: off with gu_m1pipe=0; asked for where the shape has none by default, with

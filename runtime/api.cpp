@@ -31,18 +31,11 @@ void gate_up(const GateUpArgs& args, CUstream stream, const LaunchOptions& optio
   auto kernel = detail::kernel_for(launch.key, driver::stream_is_capturing(stream));
   const Key& k = launch.key;
   const int m = launch.params.m;
-  const bool single = m == 1 && kernel->single_token;
-  const CUfunction f = single ? kernel->single_token : kernel->function;
-  int ctas = 0;
-  if (kernel->x_slots > 0) {
-    ctas = std::min(gate_up_stream_units(m, k.k, k.i, k.si, kernel->x_slots), kernel->persistent_ctas);
-  } else {
-    const int routed = gate_up_routed_ctas(m, k.k, k.i), shared = gate_up_shared_ctas(m, k.si);
-    // The tail's tiles run as two half-tile CTAs each (templates/gate_up.cuh).
-    launch.params.tail = gate_up_tail_tiles(
-        routed, shared, single ? kernel->single_token_resident_ctas : kernel->resident_ctas);
-    ctas = routed + shared + launch.params.tail;
-  }
+  const int ctas = kernel->x_slots > 0
+                       ? std::min(gate_up_stream_units(m, k.k, k.i, k.si, kernel->x_slots),
+                                  kernel->persistent_ctas)
+                       : gate_up_routed_ctas(m, k.k, k.i) + gate_up_shared_ctas(m, k.si);
+  const CUfunction f = m == 1 && kernel->single_token ? kernel->single_token : kernel->function;
   driver::launch(f, config(*kernel, ctas, options.pdl), stream, &launch.params);
 }
 

@@ -51,19 +51,12 @@ KernelPtr load(const Key& key, const std::string& arch, bool capturing) {
       }
       kernel->tile_rows = config.stream ? 8 : down_tile_rows(key.i, key.si, config.split != 0);
       if (config.stream && key.kind == Kind::kGateUp) kernel->x_slots = config.slots;
-      if (config.ring == 2 || config.stream || config.tail) {
+      if (config.ring == 2 || config.stream) {
         CUdevice device = 0;
         driver::check(driver::api().cuCtxGetDevice(&device), "cuCtxGetDevice");
-        const int sms = driver::device_info(device).sm_count;
-        auto resident = [&](CUfunction f) {
-          return sms * driver::max_active_ctas_per_sm(f, 32 * kernel->warps, kernel->smem_bytes);
-        };
-        if (config.tail) {
-          kernel->resident_ctas = resident(kernel->function);
-          if (kernel->single_token) kernel->single_token_resident_ctas = resident(kernel->single_token);
-        } else {
-          kernel->persistent_ctas = resident(kernel->function);
-        }
+        kernel->persistent_ctas =
+            driver::device_info(device).sm_count *
+            driver::max_active_ctas_per_sm(kernel->function, 32 * kernel->warps, kernel->smem_bytes);
       }
       return kernel;
     } catch (const CudaError& e) {

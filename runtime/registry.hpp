@@ -25,10 +25,6 @@ struct LoadedKernel {
   int persistent_ctas = 0;  ///< > 0: a persistent kernel; launch min(work units, this) CTAs
   int tile_rows = 0;        ///< down_combine: output rows per work unit (8 or 16)
   int x_slots = 0;          ///< streaming gate_up: tokens per shared-expert unit (0: not streaming)
-  /// gate_up with half tiles at the grid's end (config tail): CTAs of `function` /
-  /// `single_token` resident on the device at once (gate_up_tail_tiles); 0: no half tiles.
-  int resident_ctas = 0;
-  int single_token_resident_ctas = 0;
 };
 
 /// The process-wide cubin store (created from Options::global() on first use).

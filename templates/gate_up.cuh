@@ -102,43 +102,34 @@ __device__ __forceinline__ TileRows routed_rows(const unsigned char* w, const un
 }
 
 // The routed dot product with rows split over two mma rows (tile_split.cuh), x staged in smem;
-// writes the warp's partial sums. kSets = 2: the tile's 8 features; 1: half a tile, features
-// 4 set .. 4 set + 3 (the grid's tail, MOEGEMV_GU_TAIL).
-template <int H, int PIPE, int kSets, bool STAGED, class XS>
+// writes the warp's partial sums.
+template <int H, int PIPE, bool STAGED, class XS>
 __device__ __forceinline__ void gate_up_routed_split(const unsigned char* w, const unsigned char* sf,
-                                                     int i0, int set, int first, int last, int warp,
-                                                     int g, int t, int lane, unsigned long long pol,
+                                                     int i0, int first, int last, int warp, int g,
+                                                     int t, int lane, unsigned long long pol,
                                                      const unsigned short* x, const XS& xs_slice,
                                                      unsigned char* smem) {
-  TileRows rows[kSets];
-#pragma unroll
-  for (int s = 0; s < kSets; ++s) rows[s] = routed_rows<H>(w, sf, i0 + 4 * (kSets == 2 ? s : set) + g / 2);
-  SplitDot<PIPE, kSets> dot;
+  const TileRows rows[2] = {routed_rows<H>(w, sf, i0 + g / 2), routed_rows<H>(w, sf, i0 + 4 + g / 2)};
+  SplitDot<PIPE> dot;
   dot.start(rows, first, last, g, t, pol);
   ptx::U32x4* xs = reinterpret_cast<ptx::U32x4*>(smem);
   stage_routed_x<H, STAGED>(x, lane, xs_slice, xs);
-  float c[kSets][4] = {};
-  dot.finish(rows, pol, SmemB{xs}, c);
+  float c0[4] = {0.f, 0.f, 0.f, 0.f}, c1[4] = {0.f, 0.f, 0.f, 0.f};
+  dot.finish(rows, pol, SmemB{xs}, c0, c1);
   float* part = gate_up_partials<false>(smem, H);
-#pragma unroll
-  for (int s = 0; s < kSets; ++s) store_split_partials(part, warp, kSets == 2 ? s : set, g, t, c[s]);
+  store_split_partials(part, warp, 0, g, t, c0);
+  store_split_partials(part, warp, 1, g, t, c1);
 }
 
-// kHalf: the CTA computes half of tile `cta` (row set `set` of the split tile, 4 features) with
-// twice the steps in flight, so a half streams as fast as a whole tile and takes half as long.
-template <int H, int I, int SI, int K, int W, int PIPE, bool DIRECT, int RING, bool SPLIT, bool kHalf>
-__device__ __forceinline__ void gate_up_routed(const GateUpParams& p, int cta, int set,
+template <int H, int I, int SI, int K, int W, int PIPE, bool DIRECT, int RING, bool SPLIT>
+__device__ __forceinline__ void gate_up_routed(const GateUpParams& p, int cta,
                                                unsigned char* smem) {
-  static_assert(!kHalf || SPLIT, "half tiles are split tiles");
   static_assert(!(RING && DIRECT), "the ring reads x from shared memory");
   static_assert(!SPLIT || (!RING && !DIRECT && H % 256 == 0), "split: x staged, no ring, H % 256 == 0");
   constexpr int kTiles = I / kTileFeatures;
   constexpr int kKt = ceil_div(H / 16, 4);  // swizzle atoms along K
   const int pair = cta / kTiles, tile = cta % kTiles;
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32, g = lane / 4, t = lane % 4;
-  // The features this CTA writes: the tile's 8, or its half's 4.
-  const int f0 = kHalf ? 4 * set : 0;
-  constexpr int kFeatures = kHalf ? kTileFeatures / 2 : kTileFeatures;
 
   ptx::griddep_wait();  // ids and x come from earlier kernels
   ptx::griddep_launch_dependents();
@@ -155,8 +146,8 @@ __device__ __forceinline__ void gate_up_routed(const GateUpParams& p, int cta, i
   if (e < 0 || e >= p.e) {
     // Skipped pair (expert-parallel rank marks non-local experts -1): zeros. An id >= E is a
     // caller bug the launch cannot report synchronously: write NaN so it cannot pass unnoticed.
-    if (threadIdx.x < kFeatures)
-      p.act[static_cast<long long>(pair) * I + tile * kTileFeatures + f0 + threadIdx.x] =
+    if (threadIdx.x < kTileFeatures)
+      p.act[static_cast<long long>(pair) * I + tile * kTileFeatures + threadIdx.x] =
           e < 0 ? 0 : 0x7FC0;
     return;
   }
@@ -164,12 +155,9 @@ __device__ __forceinline__ void gate_up_routed(const GateUpParams& p, int cta, i
   const unsigned char* sf = p.w1_sf + static_cast<long long>(e) * (2 * I / 128) * kKt * 512;
   const unsigned long long pol = ptx::evict_first_policy();
   float* part = gate_up_partials<DIRECT>(smem, H);
-  if constexpr (kHalf) {
-    gate_up_routed_split<H, 2 * PIPE, 1, kStaged>(w, sf, tile * kTileFeatures, set, first, last, warp,
-                                                  g, t, lane, pol, x, xs_slice, smem);
-  } else if constexpr (SPLIT) {
-    gate_up_routed_split<H, PIPE, 2, kStaged>(w, sf, tile * kTileFeatures, 0, first, last, warp, g, t,
-                                              lane, pol, x, xs_slice, smem);
+  if constexpr (SPLIT) {
+    gate_up_routed_split<H, PIPE, kStaged>(w, sf, tile * kTileFeatures, first, last, warp, g, t, lane,
+                                           pol, x, xs_slice, smem);
   } else {
     const TileRows rows = routed_rows<H>(w, sf, tile * kTileFeatures + g);
     float c[4] = {0.f, 0.f, 0.f, 0.f};
@@ -186,8 +174,8 @@ __device__ __forceinline__ void gate_up_routed(const GateUpParams& p, int cta, i
     store_partials(part, warp, g, t, c);
   }
   __syncthreads();
-  if (threadIdx.x < kFeatures) {
-    const int f = f0 + threadIdx.x;
+  if (threadIdx.x < kTileFeatures) {
+    const int f = threadIdx.x;
     p.act[static_cast<long long>(pair) * I + tile * kTileFeatures + f] =
         silu_mul_approx(sum_partials(part, W, f, 0), sum_partials(part, W, f + 8, 0), p.alpha[e]);
   }
@@ -235,35 +223,24 @@ __device__ __forceinline__ void gate_up_shared(const GateUpParams& p, int sidx,
 }
 
 // SPLIT: routed tiles read each row as two halves on adjacent mma rows (tile_split.cuh).
-// MOEGEMV_GU_TAIL (split only): the last p.tail routed tiles run as two half-tile CTAs each, at
-// the grid's end, so that the last round of resident CTAs takes half as long (the launcher sizes
-// the tail from the resident CTAs: gate_up_tail_tiles).
 template <int H, int I, int SI, int K, int W, int PIPE, bool DIRECT, bool L2, int RING, bool SPLIT>
 __device__ __forceinline__ void gate_up(const GateUpParams& p) {
   static_assert(H % 64 == 0 && I % 64 == 0 && SI % 64 == 0, "SPEC: multiples of 64");
   extern __shared__ __align__(16) unsigned char smem[];
-  constexpr bool kTail = MOEGEMV_GU_TAIL != 0 && SPLIT;
   const int routed = gate_up_routed_ctas(p.m, K, I);
-  const int tail = kTail ? p.tail : 0;
-  const int routed_grid = routed + tail;  // CTAs of the routed tiles: the tail's take two each
   int b = static_cast<int>(blockIdx.x);
   // MOEGEMV_GU_ORDER: the shared tiles first (their weights load before griddepcontrol.wait, and
   // the grid's tail is then routed tiles).
   if constexpr (MOEGEMV_GU_ORDER != 0 && SI > 0) {
     const int shared = gate_up_shared_ctas(p.m, SI);
-    b = b < shared ? routed_grid + b : b - shared;
+    b = b < shared ? routed + b : b - shared;
   }
-  if (b < routed - tail) {
-    gate_up_routed<H, I, SI, K, W, PIPE, DIRECT, RING, SPLIT, false>(p, b, 0, smem);
-  } else if (kTail && b < routed_grid) {
-    if constexpr (kTail) {
-      const int h = b - (routed - tail);
-      gate_up_routed<H, I, SI, K, W, PIPE, DIRECT, RING, SPLIT, true>(p, routed - tail + h / 2, h % 2, smem);
-    }
+  if (b < routed) {
+    gate_up_routed<H, I, SI, K, W, PIPE, DIRECT, RING, SPLIT>(p, b, smem);
   } else if constexpr (SI > 0) {
     // Shared tiles keep the register ring (B differs per lane: up to 8 tokens); with RING the
     // routed PIPE is a shared-memory depth, too deep for registers, so they use 2 steps.
-    gate_up_shared<H, I, SI, K, W, RING ? 2 : PIPE, DIRECT>(p, b - routed_grid, smem);
+    gate_up_shared<H, I, SI, K, W, RING ? 2 : PIPE, DIRECT>(p, b - routed, smem);
   }
 }
 

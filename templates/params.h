@@ -31,8 +31,6 @@ struct GateUpParams {
   unsigned short* sact;       // bf16 [M, SI]
   int m;                      // tokens
   int e;                      // routed experts (bounds only)
-  int tail;                   // the last `tail` routed tiles run as two half-tile CTAs each
-                              // (MOEGEMV_GU_TAIL; the launcher's gate_up_tail_tiles); else 0
 };
 
 struct DownParams {
@@ -80,9 +78,6 @@ struct StreamReadParams {
 #endif
 #ifndef MOEGEMV_GU_ORDER
 #define MOEGEMV_GU_ORDER 0
-#endif
-#ifndef MOEGEMV_GU_TAIL
-#define MOEGEMV_GU_TAIL 0
 #endif
 #ifndef MOEGEMV_DC_SAHEAD
 #define MOEGEMV_DC_SAHEAD 1
@@ -160,8 +155,6 @@ struct KernelConfig {
   int m1_pipe;     // classic gate_up: a second kernel in the module for M = 1 with this many
                    // steps in flight (0: none; the launcher picks it when M = 1)
   int m1_minb;     // ... and this many CTAs/SM for its __launch_bounds__
-  int tail;        // gate_up, split tile: 1 = the grid's last tiles as half-tile CTAs
-                   // (MOEGEMV_GU_TAIL, gate_up_tail_tiles); 0 elsewhere
 };
 
 // One 256-element step of one warp in the shared-memory ring (templates/ring.cuh): 32 lanes x
@@ -232,16 +225,6 @@ MOEGEMV_HD constexpr int gate_up_single_token_pipe(int h, int k) {
 MOEGEMV_HD constexpr int gate_up_single_token_min_blocks(int warps) {
   return 16 / warps > 1 ? 16 / warps : 1;
 }
-// Session 10: gate_up's CTAs all take about as long (latency per warp, not bandwidth, sets their
-// pace), so a grid of N tiles on R resident CTAs ends with a round of N % R tiles on an otherwise
-// idle GPU (DeepSeek-V3 at M=1: 2304 tiles on 528 CTAs, a last round of 192). The split tile runs
-// those last tiles as two half-tile CTAs each (one row set each, twice the steps in flight), so
-// the last round takes about half as long. Only where the halves fit in one round.
-constexpr int kGateUpTailDefault = 1;
-MOEGEMV_HD constexpr int gate_up_tail_tiles(int routed, int shared, int resident) {
-  const int last = resident > 0 ? (routed + shared) % resident : 0;
-  return last > 0 && 2 * last <= resident && last <= routed ? last : 0;
-}
 MOEGEMV_HD constexpr KernelConfig default_gate_up_config(int h, int k) {
   KernelConfig c{};  // fields not named here are 0
   c.split = gate_up_split_default(h, k) ? 1 : 0;
@@ -253,7 +236,6 @@ MOEGEMV_HD constexpr KernelConfig default_gate_up_config(int h, int k) {
   c.order = kGateUpOrderDefault;
   c.m1_pipe = c.split ? 0 : gate_up_single_token_pipe(h, k);
   c.m1_minb = c.m1_pipe ? gate_up_single_token_min_blocks(c.warps) : 0;
-  c.tail = c.split ? kGateUpTailDefault : 0;
   return c;
 }
 // Session 8 (runs 8, 9, n b c c b n): two streaming down CTAs per SM where I <= 512 and two fit

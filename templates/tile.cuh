@@ -152,7 +152,6 @@ struct Step {
 struct StepPtrs {
   const unsigned char *w_lo, *w_hi, *s_lo, *s_hi;
 
-  StepPtrs() = default;
   __device__ __forceinline__ StepPtrs(const TileRows& r, unsigned e0, unsigned t) {
     const unsigned w = e0 / 2 + 16 * t;
     const unsigned s = (e0 / 64 + (t >> 1)) * 512 + (t & 1) * 2;

@@ -11,8 +11,6 @@
 // column g with x of half g & 1, so D[2j][0] is row j's first half and D[2j + 1][1] its second;
 // the other six columns are never read. Two sets (features 0..3 and 4..7) keep the tile at 8
 // features and share every B read. Needs H % 256 == 0 (the generator falls back otherwise).
-// kSets = 1: one set only (half a tile: the grid's tail, MOEGEMV_GU_TAIL in gate_up.cuh); `set`
-// then names which.
 #pragma once
 
 #include "params.h"
@@ -20,76 +18,71 @@
 
 namespace moegemv {
 
-template <int kPipe, int kSets = 2>
+template <int kPipe>
 struct SplitDot {
-  static_assert(kSets == 1 || kSets == 2, "one or both row sets");
-  Step<SmemB> ring[kPipe][kSets];
+  Step<SmemB> ring[kPipe][2];
   unsigned e0, t;
   int n;  // 256-element steps
 
-  // rows[s]: set s's rows of this lane (feature 4s + g/2); with one set, rows[0] is that set's.
-  // Weights only: may run before the B operand (x) is staged.
-  __device__ __forceinline__ void start(const TileRows (&rows)[kSets], int first, int last, int g,
+  // rows[s]: set s's rows of this lane (feature 4s + g/2). Weights only: may run before the B
+  // operand (x) is staged.
+  __device__ __forceinline__ void start(const TileRows (&rows)[2], int first, int last, int g,
                                         int lane_t, unsigned long long pol) {
     e0 = static_cast<unsigned>(first + 128 * (g & 1));
     t = static_cast<unsigned>(lane_t);
     n = (last - first) / 256;
-    StepPtrs ptrs[kSets];
-#pragma unroll
-    for (int s = 0; s < kSets; ++s) ptrs[s] = StepPtrs(rows[s], e0, t);
+    const StepPtrs p0(rows[0], e0, t), p1(rows[1], e0, t);
 #pragma unroll
     for (int i = 0; i < kPipe; ++i) {
       if (i < n) {
-#pragma unroll
-        for (int s = 0; s < kSets; ++s) ptrs[s].load(2 * i, pol, ring[i][s]);
+        p0.load(2 * i, pol, ring[i][0]);
+        p1.load(2 * i, pol, ring[i][1]);
       }
     }
   }
 
-  // The sets of one step: B groups read once, one independent mma chain per set.
-  __device__ __forceinline__ static void compute(const Step<SmemB> (&st)[kSets], unsigned g0,
-                                                 const SmemB& b, float (&c)[kSets][4]) {
-    unsigned int sc[kSets][4];  // per set: lo k-block 2t, lo 2t+1, hi 2t, hi 2t+1
-    unsigned int lo[kSets][4], hi[kSets][4];
+  // Both sets of one step: B groups read once, two independent mma chains.
+  __device__ __forceinline__ static void compute(const Step<SmemB> (&st)[2], unsigned g0,
+                                                 const SmemB& b, float (&c0)[4], float (&c1)[4]) {
+    unsigned int sc[2][4];  // per set: lo k-block 2t, lo 2t+1, hi 2t, hi 2t+1
 #pragma unroll
-    for (int s = 0; s < kSets; ++s) {
+    for (int s = 0; s < 2; ++s) {
       nvfp4::scale_pair_bf16x2(st[s].s_lo, sc[s][0], sc[s][1]);
       nvfp4::scale_pair_bf16x2(st[s].s_hi, sc[s][2], sc[s][3]);
-      lo[s][0] = st[s].lo.x, lo[s][1] = st[s].lo.y, lo[s][2] = st[s].lo.z, lo[s][3] = st[s].lo.w;
-      hi[s][0] = st[s].hi.x, hi[s][1] = st[s].hi.y, hi[s][2] = st[s].hi.z, hi[s][3] = st[s].hi.w;
     }
+    const unsigned int lo0[4] = {st[0].lo.x, st[0].lo.y, st[0].lo.z, st[0].lo.w};
+    const unsigned int hi0[4] = {st[0].hi.x, st[0].hi.y, st[0].hi.z, st[0].hi.w};
+    const unsigned int lo1[4] = {st[1].lo.x, st[1].lo.y, st[1].lo.z, st[1].lo.w};
+    const unsigned int hi1[4] = {st[1].hi.x, st[1].hi.y, st[1].hi.z, st[1].hi.w};
 #pragma unroll
     for (int w = 0; w < 4; ++w) {
       const ptx::U32x4 x = b.group(SmemB::Cache{}, g0, w);
-#pragma unroll
-      for (int s = 0; s < kSets; ++s)
-        word_mmas_x(c[s], lo[s][w], hi[s][w], sc[s][w / 2], sc[s][2 + w / 2], x);
+      word_mmas_x(c0, lo0[w], hi0[w], sc[0][w / 2], sc[0][2 + w / 2], x);
+      word_mmas_x(c1, lo1[w], hi1[w], sc[1][w / 2], sc[1][2 + w / 2], x);
     }
   }
 
-  __device__ __forceinline__ void finish(const TileRows (&rows)[kSets], unsigned long long pol,
-                                         const SmemB& b, float (&c)[kSets][4]) {
-    StepPtrs ptrs[kSets];
-#pragma unroll
-    for (int k = 0; k < kSets; ++k) ptrs[k] = StepPtrs(rows[k], e0, t);
+  __device__ __forceinline__ void finish(const TileRows (&rows)[2], unsigned long long pol,
+                                         const SmemB& b, float (&c0)[4], float (&c1)[4]) {
+    StepPtrs p0(rows[0], e0, t), p1(rows[1], e0, t);
     unsigned g0 = e0 / 8 + 4 * t;
     int s = 0;
     for (; s + kPipe <= n; s += kPipe) {
 #pragma unroll
       for (int i = 0; i < kPipe; ++i) {
-        compute(ring[i], g0 + 32 * i, b, c);
+        compute(ring[i], g0 + 32 * i, b, c0, c1);
         if (s + i + kPipe < n) {
-#pragma unroll
-          for (int k = 0; k < kSets; ++k) ptrs[k].load(2 * (i + kPipe), pol, ring[i][k]);
+          p0.load(2 * (i + kPipe), pol, ring[i][0]);
+          p1.load(2 * (i + kPipe), pol, ring[i][1]);
         }
       }
-#pragma unroll
-      for (int k = 0; k < kSets; ++k) ptrs[k].advance(2 * kPipe);
+      p0.advance(2 * kPipe);
+      p1.advance(2 * kPipe);
       g0 += 32 * kPipe;
     }
 #pragma unroll
     for (int i = 0; i < kPipe; ++i)
-      if (s + i < n) compute(ring[i], g0 + 32 * i, b, c);
+      if (s + i < n) compute(ring[i], g0 + 32 * i, b, c0, c1);
   }
 };
 

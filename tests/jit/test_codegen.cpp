@@ -322,30 +322,3 @@ TEST_CASE("the streaming config fills its shape-derived fields and fits shared m
   CHECK(jit::kernel_config(Key{Kind::kGateUp, 7168, 2048, 2048, 8}, "").stream == kStreamGateUpDefault);
   CHECK(jit::kernel_config(Key{Kind::kDownCombine, 2048, 1408, 5632, 4}, "").stream == 0);
 }
-
-TEST_CASE("gate_up's last round as half tiles: which configs, how many tiles", "[codegen]") {
-  // Session 10: the split tile's last tiles run as two half-tile CTAs each (MOEGEMV_GU_TAIL);
-  // the classic tile, the streaming gate_up and down_combine have none, also when asked for.
-  const Key ds{Kind::kGateUp, 7168, 2048, 2048, 8};
-  const Key qwen{Kind::kGateUp, 2048, 512, 512, 10};
-  const Key dc{Kind::kDownCombine, 7168, 2048, 2048, 8};
-  CHECK(jit::kernel_config(ds, "").tail == 1);
-  CHECK(jit::generate_source(ds, "sm_90", "").find("#define MOEGEMV_GU_TAIL 1") != std::string::npos);
-  CHECK(jit::generate_source(ds, "sm_90", "gu_tail=0").find("MOEGEMV_GU_TAIL") == std::string::npos);
-  CHECK(jit::kernel_config(qwen, "").tail == 0);
-  CHECK(jit::kernel_config(qwen, "gu_tail=1").tail == 0);
-  CHECK(jit::kernel_config(ds, "gu_split=0").tail == 0);
-  CHECK(jit::kernel_config(ds, "gu_stream=1").tail == 0);
-  CHECK(jit::kernel_config(dc, "").tail == 0);
-  CHECK_THROWS_WITH(jit::kernel_config(dc, "dc_tail=1"), Catch::Contains("dc_tail=1"));
-  CHECK_THROWS_WITH(jit::kernel_config(ds, "gu_tail=2"), Catch::Contains("gu_tail=2"));
-  // How many (an H200: 132 SMs x 4 CTAs = 528 resident). DeepSeek-V3 at M=1: 2048 routed and
-  // 256 shared tiles are 4 rounds and 192 tiles: those 192 as 384 halves.
-  CHECK(gate_up_tail_tiles(2048, 256, 528) == 192);
-  CHECK(gate_up_tail_tiles(8192, 256, 528) == 0);    // M=4: whole rounds
-  CHECK(gate_up_tail_tiles(2048, 512, 528) == 0);    // a last round of 448: its halves need two
-  CHECK(gate_up_tail_tiles(264, 0, 528) == 264);    // one round, half full: all as halves
-  CHECK(gate_up_tail_tiles(300, 0, 528) == 0);      // 600 halves would not fit one round
-  CHECK(gate_up_tail_tiles(100, 150, 528) == 0);    // the last round is not all routed tiles
-  CHECK(gate_up_tail_tiles(2048, 256, 0) == 0);      // no resident count known: none
-}
