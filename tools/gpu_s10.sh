@@ -22,4 +22,13 @@ case "${1:?run number}" in
         grep -aE -A3 "pair_pdl:" | grep -aE "pair_pdl|gate_up [0-9]+ CTAs"
     done
     ;;
+  2)  # v29: gate_up's warps ask L2 for all of their share of the tile at once (gu_l2=1)
+    MOEGEMV_CACHE_DIR=/tmp/cache_l MOEGEMV_TUNE=gu_l2=1 timeout 120 .gpubin/moegemv check \
+      --shape 2048:512:512:10 --shape 7168:2048:2048:8 --shape 5120:8192:8192:1 --m 1,3 --e 16 \
+      --replays 2 > "$out/check_l2.log" 2>&1
+    echo "== check (gu_l2=1) rc=$? (1 is also the known act/sact elements)"
+    tools/check_summary.sh "$out/check_l2.log"
+    VARIANTS="n: l:gu_l2=1 l:gu_l2=1 n:" MODELS=qwen3-next,deepseek-v3,glm-4.5,llama4-maverick MS=1,4 \
+      ROWS=" gate_up |pair_pdl|ceiling" tools/gpu_ab.sh
+    ;;
 esac
