@@ -103,17 +103,13 @@ __device__ __forceinline__ TileRows routed_rows(const unsigned char* w, const un
 
 // The routed dot product with rows split over two mma rows (tile_split.cuh), x staged in smem;
 // writes the warp's partial sums.
-template <int H, int PIPE, bool L2, bool STAGED, class XS>
+template <int H, int PIPE, bool STAGED, class XS>
 __device__ __forceinline__ void gate_up_routed_split(const unsigned char* w, const unsigned char* sf,
                                                      int i0, int first, int last, int warp, int g,
                                                      int t, int lane, unsigned long long pol,
                                                      const unsigned short* x, const XS& xs_slice,
                                                      unsigned char* smem) {
   const TileRows rows[2] = {routed_rows<H>(w, sf, i0 + g / 2), routed_rows<H>(w, sf, i0 + 4 + g / 2)};
-  if constexpr (L2)  // lanes (2j, t) hold both halves of features j and 4 + j
-    if ((g & 1) == 0)
-      prefetch_row_l2(t == 0 ? rows[0].w_lo : t == 1 ? rows[0].w_hi : t == 2 ? rows[1].w_lo : rows[1].w_hi,
-                      first, last);
   SplitDot<PIPE> dot;
   dot.start(rows, first, last, g, t, pol);
   ptx::U32x4* xs = reinterpret_cast<ptx::U32x4*>(smem);
@@ -125,7 +121,7 @@ __device__ __forceinline__ void gate_up_routed_split(const unsigned char* w, con
   store_split_partials(part, warp, 1, g, t, c1);
 }
 
-template <int H, int I, int SI, int K, int W, int PIPE, bool DIRECT, bool L2, int RING, bool SPLIT>
+template <int H, int I, int SI, int K, int W, int PIPE, bool DIRECT, int RING, bool SPLIT>
 __device__ __forceinline__ void gate_up_routed(const GateUpParams& p, int cta,
                                                unsigned char* smem) {
   static_assert(!(RING && DIRECT), "the ring reads x from shared memory");
@@ -160,12 +156,10 @@ __device__ __forceinline__ void gate_up_routed(const GateUpParams& p, int cta,
   const unsigned long long pol = ptx::evict_first_policy();
   float* part = gate_up_partials<DIRECT>(smem, H);
   if constexpr (SPLIT) {
-    gate_up_routed_split<H, PIPE, L2, kStaged>(w, sf, tile * kTileFeatures, first, last, warp, g, t, lane,
+    gate_up_routed_split<H, PIPE, kStaged>(w, sf, tile * kTileFeatures, first, last, warp, g, t, lane,
                                            pol, x, xs_slice, smem);
   } else {
     const TileRows rows = routed_rows<H>(w, sf, tile * kTileFeatures + g);
-    if constexpr (L2)
-      if (t < 2) prefetch_row_l2(t == 0 ? rows.w_lo : rows.w_hi, first, last);
     float c[4] = {0.f, 0.f, 0.f, 0.f};
     if constexpr (RING) {
       unsigned char* ring = smem + H * 2 + gate_up_partials_bytes(W) + warp * RingDot<PIPE>::kWarpBytes;
@@ -187,7 +181,7 @@ __device__ __forceinline__ void gate_up_routed(const GateUpParams& p, int cta,
   }
 }
 
-template <int H, int I, int SI, int K, int W, int PIPE, bool DIRECT, bool L2>
+template <int H, int I, int SI, int K, int W, int PIPE, bool DIRECT>
 __device__ __forceinline__ void gate_up_shared(const GateUpParams& p, int sidx,
                                                unsigned char* smem) {
   constexpr int kTiles = SI / kTileFeatures;
@@ -204,8 +198,6 @@ __device__ __forceinline__ void gate_up_shared(const GateUpParams& p, int sidx,
   const unsigned long long pol = ptx::evict_first_policy();
   int first, last;
   warp_range(H, warp, W, first, last);
-  if constexpr (L2)
-    if (t < 2) prefetch_row_l2(t == 0 ? rows.w_lo : rows.w_hi, first, last);
   TileDot<PIPE, GlobalB> dot;
   dot.start(rows, first, last, t, pol);  // shared weights do not depend on earlier kernels
 
@@ -231,8 +223,6 @@ __device__ __forceinline__ void gate_up_shared(const GateUpParams& p, int sidx,
 }
 
 // SPLIT: routed tiles read each row as two halves on adjacent mma rows (tile_split.cuh).
-// L2 (config l2): each warp asks L2 for all of its share of the tile's weights once the rows are
-// known (tile.cuh, prefetch_row_l2), before its first loads.
 template <int H, int I, int SI, int K, int W, int PIPE, bool DIRECT, bool L2, int RING, bool SPLIT>
 __device__ __forceinline__ void gate_up(const GateUpParams& p) {
   static_assert(H % 64 == 0 && I % 64 == 0 && SI % 64 == 0, "SPEC: multiples of 64");
@@ -246,11 +236,11 @@ __device__ __forceinline__ void gate_up(const GateUpParams& p) {
     b = b < shared ? routed + b : b - shared;
   }
   if (b < routed) {
-    gate_up_routed<H, I, SI, K, W, PIPE, DIRECT, L2, RING, SPLIT>(p, b, smem);
+    gate_up_routed<H, I, SI, K, W, PIPE, DIRECT, RING, SPLIT>(p, b, smem);
   } else if constexpr (SI > 0) {
     // Shared tiles keep the register ring (B differs per lane: up to 8 tokens); with RING the
     // routed PIPE is a shared-memory depth, too deep for registers, so they use 2 steps.
-    gate_up_shared<H, I, SI, K, W, RING ? 2 : PIPE, DIRECT, L2>(p, b - routed, smem);
+    gate_up_shared<H, I, SI, K, W, RING ? 2 : PIPE, DIRECT>(p, b - routed, smem);
   }
 }
 

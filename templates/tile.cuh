@@ -28,13 +28,6 @@ struct TileRows {
   const unsigned char* sf_hi;
 };
 
-// Config l2 (gate_up): asks L2 for the weight bytes of elements [first, last) of a row (its
-// element 0 at `row`) in one bulk prefetch, so a warp requests all of its share of the tile at
-// once instead of PIPE steps at a time. first, last: multiples of 64.
-__device__ __forceinline__ void prefetch_row_l2(const unsigned char* row, int first, int last) {
-  ptx::prefetch_l2(row + first / 2, static_cast<unsigned>(last - first) / 2);
-}
-
 // B operand staged in shared memory: 8-element groups stored as {x0,x4},{x1,x5},{x2,x6},{x3,x7}.
 // A B source provides a per-step Cache filled by fetch() when the step's weights are loaded
 // (so global B loads ride in the same pipeline) and read by group().
