@@ -31,4 +31,14 @@ case "${1:?run number}" in
     VARIANTS="n: l:gu_l2=1 l:gu_l2=1 n:" MODELS=qwen3-next,deepseek-v3,glm-4.5,llama4-maverick MS=1,4 \
       ROWS=" gate_up |pair_pdl|ceiling" tools/gpu_ab.sh
     ;;
+  3)  # v30a gu_psize=256 (the weight loads' L2 prefetch size), v30b gu_l2=1 (2 bulk prefetches per CTA)
+    MOEGEMV_CACHE_DIR=/tmp/cache_c MOEGEMV_TUNE=gu_psize=256,gu_l2=1 timeout 120 .gpubin/moegemv check \
+      --shape 2048:512:512:10 --shape 7168:2048:2048:8 --shape 5120:8192:8192:1 --m 1,3 --e 16 \
+      --replays 2 > "$out/check_p.log" 2>&1
+    echo "== check (gu_psize=256,gu_l2=1) rc=$? (1 is also the known act/sact elements)"
+    tools/check_summary.sh "$out/check_p.log"
+    VARIANTS="n: p:gu_psize=256 b:gu_l2=1 b:gu_l2=1 p:gu_psize=256 n:" \
+      MODELS=qwen3-next,deepseek-v3,glm-4.5,llama4-maverick MS=1,4 ROWS=" gate_up |pair_pdl|ceiling" \
+      tools/gpu_ab.sh
+    ;;
 esac
