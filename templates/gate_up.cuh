@@ -121,16 +121,7 @@ __device__ __forceinline__ void gate_up_routed_split(const unsigned char* w, con
   store_split_partials(part, warp, 1, g, t, c1);
 }
 
-// L2 (config l2): threads 0 and 32 ask L2 for the tile's 8 up rows and its 8 gate rows, each a
-// contiguous block (FlashInfer's 64-row interleave; ModelOpt's [gate; up]), in one bulk prefetch
-// each, so all of the tile's weights are requested at once.
-template <int H>
-__device__ __forceinline__ void prefetch_tile_l2(const unsigned char* up_row0, const unsigned char* gate_row0) {
-  if (threadIdx.x % 32 == 0 && threadIdx.x < 64)
-    ptx::prefetch_l2(threadIdx.x == 0 ? up_row0 : gate_row0, kTileFeatures * (H / 2));
-}
-
-template <int H, int I, int SI, int K, int W, int PIPE, bool DIRECT, bool L2, int RING, bool SPLIT>
+template <int H, int I, int SI, int K, int W, int PIPE, bool DIRECT, int RING, bool SPLIT>
 __device__ __forceinline__ void gate_up_routed(const GateUpParams& p, int cta,
                                                unsigned char* smem) {
   static_assert(!(RING && DIRECT), "the ring reads x from shared memory");
@@ -163,10 +154,6 @@ __device__ __forceinline__ void gate_up_routed(const GateUpParams& p, int cta,
   const unsigned char* w = p.w1 + static_cast<long long>(e) * (2 * I) * (H / 2);
   const unsigned char* sf = p.w1_sf + static_cast<long long>(e) * (2 * I / 128) * kKt * 512;
   const unsigned long long pol = ptx::evict_first_policy();
-  if constexpr (L2) {
-    const unsigned char* up0 = w + static_cast<long long>(128 * (tile / 8) + 8 * (tile % 8)) * (H / 2);
-    prefetch_tile_l2<H>(up0, up0 + 64 * (H / 2));
-  }
   float* part = gate_up_partials<DIRECT>(smem, H);
   if constexpr (SPLIT) {
     gate_up_routed_split<H, PIPE, kStaged>(w, sf, tile * kTileFeatures, first, last, warp, g, t, lane,
@@ -194,7 +181,7 @@ __device__ __forceinline__ void gate_up_routed(const GateUpParams& p, int cta,
   }
 }
 
-template <int H, int I, int SI, int K, int W, int PIPE, bool DIRECT, bool L2>
+template <int H, int I, int SI, int K, int W, int PIPE, bool DIRECT>
 __device__ __forceinline__ void gate_up_shared(const GateUpParams& p, int sidx,
                                                unsigned char* smem) {
   constexpr int kTiles = SI / kTileFeatures;
@@ -209,9 +196,6 @@ __device__ __forceinline__ void gate_up_shared(const GateUpParams& p, int sidx,
                       p.ssh + nvfp4::swizzle_row_offset(up_row, kKt),
                       p.ssh + nvfp4::swizzle_row_offset(gate_row, kKt)};
   const unsigned long long pol = ptx::evict_first_policy();
-  if constexpr (L2)
-    prefetch_tile_l2<H>(p.wsh + static_cast<long long>(SI + tile * kTileFeatures) * (H / 2),
-                        p.wsh + static_cast<long long>(tile * kTileFeatures) * (H / 2));
   int first, last;
   warp_range(H, warp, W, first, last);
   TileDot<PIPE, GlobalB> dot;
@@ -252,11 +236,11 @@ __device__ __forceinline__ void gate_up(const GateUpParams& p) {
     b = b < shared ? routed + b : b - shared;
   }
   if (b < routed) {
-    gate_up_routed<H, I, SI, K, W, PIPE, DIRECT, L2, RING, SPLIT>(p, b, smem);
+    gate_up_routed<H, I, SI, K, W, PIPE, DIRECT, RING, SPLIT>(p, b, smem);
   } else if constexpr (SI > 0) {
     // Shared tiles keep the register ring (B differs per lane: up to 8 tokens); with RING the
     // routed PIPE is a shared-memory depth, too deep for registers, so they use 2 steps.
-    gate_up_shared<H, I, SI, K, W, RING ? 2 : PIPE, DIRECT, L2>(p, b - routed, smem);
+    gate_up_shared<H, I, SI, K, W, RING ? 2 : PIPE, DIRECT>(p, b - routed, smem);
   }
 }
 

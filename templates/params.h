@@ -125,8 +125,7 @@ struct KernelConfig {
   int pipe;        // 128-element steps in flight per warp
   int direct_b;    // 1: B (x / act) read from global per step; 0: staged in shared memory
   int min_blocks;  // __launch_bounds__ minimum CTAs per SM (register budget)
-  int l2_prefetch; // down_combine: bulk-prefetch the CTA's weights into L2 before the PDL wait;
-                   // gate_up: each CTA bulk-prefetches its tile's up and gate row blocks
+  int l2_prefetch; // down_combine: bulk-prefetch the CTA's weights into L2 before the PDL wait
   int ring;        // 1: weights through a per-warp shared-memory ring (cp.async), B staged in smem;
                    // 2 (down_combine): the same in a persistent kernel, one CTA per SM
   int split;       // down_combine: 8-row tiles with the two K halves as mma row groups (when
@@ -156,7 +155,6 @@ struct KernelConfig {
   int m1_pipe;     // classic gate_up: a second kernel in the module for M = 1 with this many
                    // steps in flight (0: none; the launcher picks it when M = 1)
   int m1_minb;     // ... and this many CTAs/SM for its __launch_bounds__
-  int psize;       // gate_up: L2 prefetch size of the weight loads, 0|64|128|256 (MOEGEMV_L2_PSIZE)
 };
 
 // One 256-element step of one warp in the shared-memory ring (templates/ring.cuh): 32 lanes x

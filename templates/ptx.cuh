@@ -11,22 +11,6 @@ struct U32x4 {
   unsigned int x, y, z, w;
 };
 
-// MOEGEMV_L2_PSIZE (config psize, gate_up): the weight loads also ask L2 to fetch the aligned
-// 64/128/256-byte block around each access (.L2::NB), so a row's next steps can arrive without
-// registers in flight; 0: the access's own sectors only.
-#ifndef MOEGEMV_L2_PSIZE
-#define MOEGEMV_L2_PSIZE 0
-#endif
-#if MOEGEMV_L2_PSIZE == 256
-#define MOEGEMV_LD_PSIZE ".L2::256B"
-#elif MOEGEMV_L2_PSIZE == 128
-#define MOEGEMV_LD_PSIZE ".L2::128B"
-#elif MOEGEMV_L2_PSIZE == 64
-#define MOEGEMV_LD_PSIZE ".L2::64B"
-#else
-#define MOEGEMV_LD_PSIZE ""
-#endif
-
 // Weights are read exactly once per step: bypass L1 and mark the lines evict-first in L2 so that
 // they do not push out the activations and scales that are reused.
 __device__ __forceinline__ unsigned long long evict_first_policy() {
@@ -38,7 +22,7 @@ __device__ __forceinline__ unsigned long long evict_first_policy() {
 __device__ __forceinline__ U32x4 ld_stream_v4(const void* ptr, unsigned long long policy) {
   U32x4 v;
   asm volatile(
-      "ld.global.nc.L1::no_allocate.L2::cache_hint" MOEGEMV_LD_PSIZE ".v4.u32 {%0, %1, %2, %3}, [%4], %5;"
+      "ld.global.nc.L1::no_allocate.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], %5;"
       : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
       : "l"(ptr), "l"(policy));
   return v;
@@ -46,7 +30,7 @@ __device__ __forceinline__ U32x4 ld_stream_v4(const void* ptr, unsigned long lon
 
 __device__ __forceinline__ void ld_stream_v2(const void* ptr, unsigned long long policy,
                                              unsigned int& a, unsigned int& b) {
-  asm volatile("ld.global.nc.L1::no_allocate.L2::cache_hint" MOEGEMV_LD_PSIZE ".v2.u32 {%0, %1}, [%2], %3;"
+  asm volatile("ld.global.nc.L1::no_allocate.L2::cache_hint.v2.u32 {%0, %1}, [%2], %3;"
                : "=r"(a), "=r"(b)
                : "l"(ptr), "l"(policy));
 }
