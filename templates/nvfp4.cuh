@@ -3,13 +3,12 @@
 // A weight w = e2m1(code) * e4m3(scale) has at most 6 significant bits (3 from e2m1, 4 from
 // e4m3, and their product's leading bits overlap), so it is exact in bf16. We build it in two
 // exact steps and keep the result in the normal bf16 range:
-//   1. raw = bits(sign << 15 | e1 e0 m << 6) is the bf16 whose value is e2m1(code) * 2^-126: the
-//      exponent field is e1 e0, the top mantissa bit is m; code 1 (0.5) lands on the bf16
-//      subnormal 2^-127, which is again exactly 0.5 * 2^-126.
+//   1. raw = bits(sign << 15 | v) with v = 2 * |e2m1(code)| in {0, 1, 2, 3, 4, 6, 8, 12}: a bf16
+//      subnormal (exponent field 0), whose value is v * 2^-133 = e2m1(code) * 2^-132.
 //   2. mul.rn.bf16x2(raw, S) with S = scale * 2^119 (exact: 4 significant bits, < 2^128) gives
-//      w * 2^-7 >= 2^-17: a normal bf16, and exact because w has <= 6 significant bits.
-// The fp32 accumulator of x . (w * 2^-7) is multiplied back by 2^7 (exact) before the global
-// scale; so the products the tensor cores see are exactly x * w * 2^-7.
+//      w * 2^-13 >= 2^-23: a normal bf16, and exact because v * scale has <= 6 significant bits.
+// The fp32 accumulator of x . (w * 2^-13) is multiplied back by 2^13 (exact) before the global
+// scale; so the products the tensor cores see are exactly x * w * 2^-13 (kDecodeShift).
 #pragma once
 
 #include "params.h"
@@ -18,29 +17,29 @@
 namespace moegemv::nvfp4 {
 
 constexpr unsigned int kF32TwoPow119 = 0x7B000000u;  // 2^119 as fp32 bits
-constexpr float kAccUnscale = 128.0f;                // undoes the 2^-7 folded into S
+constexpr float kAccUnscale = static_cast<float>(1u << kDecodeShift);  // undoes the 2^-13 in S * raw
 
-// The 8 nibbles of a little-endian u32 as 4 raw bf16x2 (value * 2^-126): pair P holds element P
-// (low half) and element P + 4 (high half). Pairing nibbles 16 bits apart lets one shift place
-// both halves; the x operand is permuted to match (permute_group).
+// The 8 nibbles of a little-endian u32 as 4 raw bf16x2: pair p holds elements
+// decode_pair_element(p, 0) (low half) and decode_pair_element(p, 1) (high half), i.e. {0, 2},
+// {1, 3}, {4, 6}, {5, 7}; the x operand is permuted to match (tile.cuh, permute_group).
 //
-// Per pair: the magnitude bits e1 e0 m are shifted to bf16 bits 6..8 / 22..24 (kMag), the sign
-// bits to 15 / 31. One LOP3 selects kMag bits from the magnitude word and the rest from a sign
-// word. The sign words hold only sign bits, and after their shift the unwanted ones land on bits
-// 7 / 23, which lie inside kMag and are therefore never selected: 13 integer ops per 8 weights.
-constexpr unsigned int kMag = 0x01C001C0u;
-
-__device__ __forceinline__ unsigned int select_mag(unsigned int mag, unsigned int sign) {
-  return ptx::select_bits<kMag>(mag, sign);
-}
+// Two byte lookups (PRMT with the sign-cleared nibbles as selectors, on a table of the 8 values
+// of v) give the low byte of every element; the high bytes are the sign bits at bit 7 of a byte:
+// the odd nibbles' already are (q & 0x80808080), the even nibbles' after a shift by 4. One PRMT
+// per pair then picks its two low bytes and two sign bytes: 11 integer ops per 8 weights.
+constexpr unsigned int kValuesLo = 0x03020100u;  // v of magnitude codes 0..3
+constexpr unsigned int kValuesHi = 0x0C080604u;  // v of magnitude codes 4..7
 
 __device__ __forceinline__ void e2m1_word_raw(unsigned int q, unsigned int (&raw)[4]) {
-  const unsigned int odd = ptx::and_bits<0x80808080u>(q);   // signs of nibbles 1, 3, 5, 7
-  const unsigned int even = ptx::and_bits<0x08080808u>(q);  // signs of nibbles 0, 2, 4, 6
-  raw[0] = select_mag(q << 6, even << 12);    // nibbles 0, 4
-  raw[1] = select_mag(q << 2, odd << 8);      // nibbles 1, 5
-  raw[2] = select_mag(q >> 2, even << 4);     // nibbles 2, 6
-  raw[3] = select_mag(q >> 6, odd);           // nibbles 3, 7
+  const unsigned int mag = ptx::and_bits<0x77777777u>(q);
+  const unsigned int v03 = ptx::prmt(kValuesLo, kValuesHi, mag);        // bytes: v0 v1 v2 v3
+  const unsigned int v47 = ptx::prmt(kValuesLo, kValuesHi, mag >> 16);  // bytes: v4 v5 v6 v7
+  const unsigned int odd = ptx::and_bits<0x80808080u>(q);         // bytes: s1 s3 s5 s7
+  const unsigned int even = ptx::and_bits<0x80808080u>(q << 4);   // bytes: s0 s2 s4 s6
+  raw[0] = ptx::prmt(v03, even, 0x5240u);  // {v0 s0, v2 s2}
+  raw[1] = ptx::prmt(v03, odd, 0x5341u);   // {v1 s1, v3 s3}
+  raw[2] = ptx::prmt(v47, even, 0x7260u);  // {v4 s4, v6 s6}
+  raw[3] = ptx::prmt(v47, odd, 0x7361u);   // {v5 s5, v7 s7}
 }
 
 // Two e4m3 scale bytes (low byte first) -> {S0, S0} and {S1, S1}, S = scale * 2^119, as bf16x2.
@@ -56,8 +55,8 @@ __device__ __forceinline__ void scale_pair_bf16x2(unsigned short two, unsigned i
   s1 = ptx::f32x2_to_bf16x2(f1, f1);
 }
 
-// Exact w * 2^-7 of the 8 weights of word q, given the broadcast scale {S, S}: pair P holds
-// elements P and P + 4.
+// Exact w * 2^-13 of the 8 weights of word q, given the broadcast scale {S, S}: pair p holds
+// elements decode_pair_element(p, 0) and (p, 1).
 __device__ __forceinline__ void dequant_word(unsigned int q, unsigned int s, unsigned int (&w)[4]) {
   unsigned int raw[4];
 #if MOEGEMV_KNOCK & 1

@@ -7,9 +7,8 @@
 
 namespace moegemv {
 
-// out[8i + 2p] = element p, out[8i + 2p + 1] = element p + 4 of words[i], each = w * s * 2^-7 in
-// bf16 where s is the low byte of scales[i] (the high byte's result is checked to be the same
-// function by decoding once more with it).
+// out[8i + e] = element e of words[i] as decoded: w * s * 2^-kDecodeShift in bf16, where s is
+// the low byte of scales[i]; out_hi the same with the high byte.
 __device__ __forceinline__ void decode_probe(const unsigned int* words, const unsigned short* scales,
                                              int n, unsigned short* out, unsigned short* out_hi) {
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
@@ -22,10 +21,12 @@ __device__ __forceinline__ void decode_probe(const unsigned int* words, const un
   nvfp4::dequant_word(q, s1, h);
 #pragma unroll
   for (int p = 0; p < 4; ++p) {
-    out[8 * i + 2 * p] = static_cast<unsigned short>(r[p] & 0xFFFFu);
-    out[8 * i + 2 * p + 1] = static_cast<unsigned short>(r[p] >> 16);
-    out_hi[8 * i + 2 * p] = static_cast<unsigned short>(h[p] & 0xFFFFu);
-    out_hi[8 * i + 2 * p + 1] = static_cast<unsigned short>(h[p] >> 16);
+#pragma unroll
+    for (int half = 0; half < 2; ++half) {
+      const int e = 8 * i + decode_pair_element(p, half);
+      out[e] = static_cast<unsigned short>(r[p] >> (16 * half));
+      out_hi[e] = static_cast<unsigned short>(h[p] >> (16 * half));
+    }
   }
 }
 

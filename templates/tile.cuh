@@ -3,9 +3,9 @@
 //
 // Lane (g = lane / 4, t = lane % 4) owns tile rows g and g + 8. A 128-element step reads 16
 // bytes of each of its rows at element 32t: four u32 words, each 8 elements = 2 mma k-slices.
-// The mma's k order inside a step is a permutation of the physical one (elements p and p + 4 of a
-// word form one bf16x2), and the B operand is stored in the same permutation, so the sum is the
-// same dot product.
+// The mma's k order inside a step is a permutation of the physical one (the decode's pairs of a
+// word, nvfp4.cuh: elements {0, 2}, {1, 3}, {4, 6}, {5, 7} form its bf16x2s), and the B operand
+// is stored in the same permutation, so the sum is the same dot product.
 #pragma once
 
 #include "nvfp4.cuh"
@@ -28,7 +28,8 @@ struct TileRows {
   const unsigned char* sf_hi;
 };
 
-// B operand staged in shared memory: 8-element groups stored as {x0,x4},{x1,x5},{x2,x6},{x3,x7}.
+// B operand staged in shared memory: 8-element groups stored as {x0,x2},{x1,x3},{x4,x6},{x5,x7}
+// (the decode's pairs, decode_pair_element).
 // A B source provides a per-step Cache filled by fetch() when the step's weights are loaded
 // (so global B loads ride in the same pipeline) and read by group().
 struct SmemB {
@@ -43,10 +44,10 @@ struct SmemB {
 // Same permutation applied on the fly to a bf16 row in global memory (null row = zero column).
 __device__ __forceinline__ ptx::U32x4 permute_group(ptx::U32x4 v) {
   ptx::U32x4 r;
-  r.x = ptx::prmt(v.x, v.z, 0x5410);
-  r.y = ptx::prmt(v.x, v.z, 0x7632);
-  r.z = ptx::prmt(v.y, v.w, 0x5410);
-  r.w = ptx::prmt(v.y, v.w, 0x7632);
+  r.x = ptx::prmt(v.x, v.y, 0x5410);  // {x0, x2}
+  r.y = ptx::prmt(v.x, v.y, 0x7632);  // {x1, x3}
+  r.z = ptx::prmt(v.z, v.w, 0x5410);  // {x4, x6}
+  r.w = ptx::prmt(v.z, v.w, 0x7632);  // {x5, x7}
   return r;
 }
 

@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
 # A/B of MOEGEMV_TUNE variants in one device run (session 8 on; gpu_s7_producer.sh's fixed form).
-# VARIANTS="name:TUNE ..." in the order to run (mirror it: a b b a), MODELS and MS as for bench
+# VARIANTS="name:TUNE ..." in the order to run (mirror it: a b b a), MODELS and MS as for bench;
+# a name may carry a binary of .gpubin/ as name@binary (default moegemv: two builds in one run)
 # (default qwen3-next; 1,4), ROWS a regex of the modes to keep (default gate_up, down, pairs).
 # Each variant runs with its own cache; the table on stdout: per preset, M and mode, each
 # variant's us per layer in run order, then the streaming-read ceiling of each bench.
 set -u
 for v in ${VARIANTS:?}; do
-  name=${v%%:*}; tune=${v#*:}
-  MOEGEMV_CACHE_DIR=/tmp/cache_ab_$name MOEGEMV_TUNE="$tune" timeout 150 .gpubin/moegemv bench \
+  name=${v%%:*}; tune=${v#*:}; bin=moegemv
+  case $name in *@*) bin=${name#*@}; name=${name%%@*} ;; esac
+  MOEGEMV_CACHE_DIR=/tmp/cache_ab_$name MOEGEMV_TUNE="$tune" timeout 150 .gpubin/$bin bench \
     --model "${MODELS:-qwen3-next}" --m "${MS:-1,4}" --batches "${BATCHES:-5}" 2>&1 |
     grep -E "^(qwen|deep|glm|llama|stream)" | grep -E "${ROWS:- gate_up | down |pair|ceiling}" |
     awk -v n="$name" '{printf "%s %-16s M=%-2s %-9s %8s %6s\n", n, $1, $2, $3, $4, $8}'

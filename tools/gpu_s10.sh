@@ -41,4 +41,15 @@ case "${1:?run number}" in
       MODELS=qwen3-next,deepseek-v3,glm-4.5,llama4-maverick MS=1,4 ROWS=" gate_up |pair_pdl|ceiling" \
       tools/gpu_ab.sh
     ;;
+  4)  # v31: the PRMT decode (11 integer ops per 8 weights instead of 13; x pairs {0,2},{1,3},
+      # {4,6},{5,7}); .gpubin/moegemv_old is the build before it (commit c2f8caf)
+    MOEGEMV_CACHE_DIR=/tmp/cache_d timeout 200 .gpubin/moegemv check --shape 7168:2048:2048:8 \
+      --shape 2048:512:512:10 --shape 5120:8192:8192:1 --shape 3072:1024:1536:6 --shape 5120:1536:1536:8 \
+      --shape 2048:768:0:8 --m 1,3,16 --e 16 --replays 3 > "$out/check.log" 2>&1
+    echo "== check rc=$? (1 is also the known act/sact elements)"
+    grep -a "decode:" "$out/check.log"
+    tools/check_summary.sh "$out/check.log"
+    VARIANTS="n@moegemv_old: d: d: n@moegemv_old:" MODELS=deepseek-v3,glm-4.5,llama4-maverick,qwen3-next \
+      MS=1,4 ROWS=" gate_up | down |pair_pdl|ceiling" tools/gpu_ab.sh
+    ;;
 esac

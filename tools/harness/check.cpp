@@ -194,20 +194,17 @@ SimpleCheck check_decode_exhaustive(CUstream stream) {
     for (int half = 0; half < 2; ++half) {
       const std::uint8_t sbyte = half ? scales[i] >> 8 : scales[i] & 0xFF;
       const float s = nvfp4::e4m3_to_float(sbyte);
-      for (int p2 = 0; p2 < 4; ++p2) {
-        for (int hi = 0; hi < 2; ++hi) {
-          const int elem = p2 + 4 * hi;
-          const std::uint8_t code = (words[i] >> (4 * elem)) & 0xF;
-          // Expected: e2m1 * e4m3 * 2^-7, exact in bf16 (NaN scales: any NaN).
-          const float want = nvfp4::e2m1_to_float(code) * s * 0.0078125f;
-          const std::uint16_t got = (half ? out_hi : out)[8 * i + 2 * p2 + hi];
-          const bool ok = std::isnan(want) ? std::isnan(nvfp4::bf16_bits_to_float(got))
-                                           : got == nvfp4::float_to_bf16_bits(want);
-          ++checked;
-          if (!ok && bad++ == 0)
-            first = fmt::format("word {:#010x} elem {} scale {:#04x}: got {:#06x} want {:#06x}",
-                                words[i], elem, sbyte, got, nvfp4::float_to_bf16_bits(want));
-        }
+      for (int elem = 0; elem < 8; ++elem) {
+        const std::uint8_t code = (words[i] >> (4 * elem)) & 0xF;
+        // Expected: e2m1 * e4m3 * 2^-kDecodeShift, exact in bf16 (NaN scales: any NaN).
+        const float want = std::ldexp(nvfp4::e2m1_to_float(code) * s, -kDecodeShift);
+        const std::uint16_t got = (half ? out_hi : out)[8 * i + elem];
+        const bool ok = std::isnan(want) ? std::isnan(nvfp4::bf16_bits_to_float(got))
+                                         : got == nvfp4::float_to_bf16_bits(want);
+        ++checked;
+        if (!ok && bad++ == 0)
+          first = fmt::format("word {:#010x} elem {} scale {:#04x}: got {:#06x} want {:#06x}",
+                              words[i], elem, sbyte, got, nvfp4::float_to_bf16_bits(want));
       }
     }
   }
