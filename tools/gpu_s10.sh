@@ -52,4 +52,17 @@ case "${1:?run number}" in
     VARIANTS="n@moegemv_old: d: d: n@moegemv_old:" MODELS=deepseek-v3,glm-4.5,llama4-maverick,qwen3-next \
       MS=1,4 ROWS=" gate_up | down |pair_pdl|ceiling" tools/gpu_ab.sh
     ;;
+  5)  # Qwen3-Next: room for a down CTA beside gate_up's M = 1 CTAs (registers): dc_maxreg=56
+      # (13 x 32 x 56 = 23.3K registers: fits beside 5 gate_up CTAs of 128), and with gate_up's
+      # M = 1 kernel at 2 steps, 96 registers (fits beside 6)
+    VARIANTS="n: r:dc_maxreg=56 p:dc_maxreg=56,gu_m1pipe=2,gu_m1minb=10 p:dc_maxreg=56,gu_m1pipe=2,gu_m1minb=10 r:dc_maxreg=56 n:" \
+      MODELS=qwen3-next,qwen3.5-35b MS=1,4 ROWS=" gate_up | down |pair_pdl|ceiling" tools/gpu_ab.sh
+    for v in n: r:dc_maxreg=56, p:dc_maxreg=56,gu_m1pipe=2,gu_m1minb=10,; do
+      name=${v%%:*}; tune=${v#*:}
+      echo "== timeline $name"
+      MOEGEMV_CACHE_DIR=/tmp/cache_tl_$name MOEGEMV_TUNE="${tune}gu_timeline=1,dc_timeline=1" \
+        timeout 60 .gpubin/moegemv bench --timeline --model qwen3-next --m 1 --batches 3 2>&1 |
+        grep -aE -A3 "pair_pdl:" | head -4
+    done
+    ;;
 esac
