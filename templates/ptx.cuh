@@ -127,15 +127,8 @@ __device__ __forceinline__ unsigned int mul_bf16x2(unsigned int a, unsigned int 
   return d;
 }
 
-// (a & c) | (b & ~c): one LOP3. In asm so the compiler keeps the operands we chose (it would
-// otherwise re-derive its own masks and spend an extra op per pair).
-template <unsigned int kMask>
-__device__ __forceinline__ unsigned int select_bits(unsigned int a, unsigned int b) {
-  unsigned int d;
-  asm("lop3.b32 %0, %1, %2, %3, 0xE4;" : "=r"(d) : "r"(a), "r"(b), "n"(kMask));
-  return d;
-}
-
+// a & kMask, in asm so that the compiler keeps the masks we chose (it may otherwise re-derive
+// its own around a PRMT or shift and spend an op more per word).
 template <unsigned int kMask>
 __device__ __forceinline__ unsigned int and_bits(unsigned int a) {
   unsigned int d;
