@@ -65,4 +65,8 @@ case "${1:?run number}" in
         grep -aE -A3 "pair_pdl:" | head -4
     done
     ;;
+  6)  # the split gate_up at 5 CTAs/SM (20 warps, 96 registers: spills 64 bytes) instead of 4
+    VARIANTS="n: m:gu_minb=5 m:gu_minb=5 n:" MODELS=deepseek-v3,glm-4.5 MS=1,4 \
+      ROWS=" gate_up |pair_pdl|ceiling" tools/gpu_ab.sh
+    ;;
 esac
