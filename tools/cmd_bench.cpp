@@ -82,8 +82,9 @@ void add_bench_command(CLI::App& app) {
                     << std::flush;
       // The same loads with synthetic dependent work between a warp's steps (4 IMAD chains of
       // `rounds` per 16-byte load; the GEMV spends ~86 instructions per 16 bytes of weights), at
-      // full residency and at the classic gate_up's 5 CTAs (20 warps) per SM.
-      for (int ctas : {0, 5})
+      // full residency, at the classic gate_up's 5 CTAs (20 warps) per SM and at the split
+      // tile's 4 (16 warps; session 10).
+      for (int ctas : {0, 5, 4})
         for (int chunk : {64, 128})
           for (int rounds : {0, 8, 16, 24})
             std::cout << fmt::format("tile pattern + work: rows of 3584 bytes, {} bytes per row per warp step, "

@@ -69,4 +69,20 @@ case "${1:?run number}" in
     VARIANTS="n: m:gu_minb=5 m:gu_minb=5 n:" MODELS=deepseek-v3,glm-4.5 MS=1,4 \
       ROWS=" gate_up |pair_pdl|ceiling" tools/gpu_ab.sh
     ;;
+  7)  # the closing run (v31 defaults): check of every kernel path and the [gpu] tests, Qwen3.5's
+      # shape, the full bench, then the pattern diagnostic (now also at 4 CTAs/SM)
+    tools/gpu_check_defaults.sh
+    MOEGEMV_CACHE_DIR=/tmp/cache_q35 timeout 120 .gpubin/moegemv check --shape 2048:512:512:8 \
+      --m 1,3,16 --e 16 --replays 3 > "$out/check_qwen35.log" 2>&1
+    echo "== check 2048:512:512:8 rc=$?"
+    tools/check_summary.sh "$out/check_qwen35.log"
+    timeout 200 .gpubin/moegemv bench --m 1,2,4,8,16 --json "$out/s10_final.json" > "$out/s10_final.log" 2>&1
+    echo "== bench rc=$?"
+    grep -aE "^(qwen|deep|glm|llama)" "$out/s10_final.log" | grep -E " (pair_pdl|pair) " |
+      awk '{printf "%-16s M=%-2s %-9s %8s us %6s%%\n", $1, $2, $3, $4, $8}'
+    grep -a "ceiling" "$out/s10_final.log" | head -1
+    timeout 150 .gpubin/moegemv bench --patterns > "$out/patterns.log" 2>&1
+    echo "== patterns rc=$?"
+    grep -aE "ceiling|3584 bytes, 128 bytes per row per warp step, 0 instructions" "$out/patterns.log"
+    ;;
 esac
