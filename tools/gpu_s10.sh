@@ -69,6 +69,10 @@ case "${1:?run number}" in
     VARIANTS="n: m:gu_minb=5 m:gu_minb=5 n:" MODELS=deepseek-v3,glm-4.5 MS=1,4 \
       ROWS=" gate_up |pair_pdl|ceiling" tools/gpu_ab.sh
     ;;
+  8)  # the split gate_up with 2 warps per CTA (8 CTAs/SM, 16 warps as now; each warp twice the K)
+    VARIANTS="n: w:gu_warps=2 w:gu_warps=2 n:" MODELS=deepseek-v3,glm-4.5 MS=1,4 \
+      ROWS=" gate_up |pair_pdl|ceiling" tools/gpu_ab.sh
+    ;;
   7)  # the closing run (v31 defaults): check of every kernel path and the [gpu] tests, Qwen3.5's
       # shape, the full bench, then the pattern diagnostic (now also at 4 CTAs/SM)
     tools/gpu_check_defaults.sh
