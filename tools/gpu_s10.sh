@@ -73,6 +73,11 @@ case "${1:?run number}" in
     VARIANTS="n: w:gu_warps=2 w:gu_warps=2 n:" MODELS=deepseek-v3,glm-4.5 MS=1,4 \
       ROWS=" gate_up |pair_pdl|ceiling" tools/gpu_ab.sh
     ;;
+  9)  # DIAGNOSTIC (wrong results): the split gate_up with all four knock-outs (gu_knock=15: no
+      # decode, no scale multiply, no x staging, no ids load), on v31, against the defaults
+    VARIANTS="n: k:gu_knock=15 k:gu_knock=15 n:" MODELS=deepseek-v3,glm-4.5 MS=1 \
+      ROWS=" gate_up |ceiling" tools/gpu_ab.sh
+    ;;
   7)  # the closing run (v31 defaults): check of every kernel path and the [gpu] tests, Qwen3.5's
       # shape, the full bench, then the pattern diagnostic (now also at 4 CTAs/SM)
     tools/gpu_check_defaults.sh
