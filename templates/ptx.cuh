@@ -136,6 +136,13 @@ __device__ __forceinline__ unsigned int and_bits(unsigned int a) {
   return d;
 }
 
+// a ^ b ^ c as one LOP3 (asm: the compiler would fold a constant c into another form).
+__device__ __forceinline__ unsigned int xor3(unsigned int a, unsigned int b, unsigned int c) {
+  unsigned int d;
+  asm("lop3.b32 %0, %1, %2, %3, 0x96;" : "=r"(d) : "r"(a), "r"(b), "r"(c));
+  return d;
+}
+
 __device__ __forceinline__ unsigned int prmt(unsigned int a, unsigned int b, unsigned int sel) {
   unsigned int d;
   asm("prmt.b32 %0, %1, %2, %3;" : "=r"(d) : "r"(a), "r"(b), "r"(sel));

@@ -3,7 +3,8 @@
 // warps split each row into contiguous parts; per step a warp reads kChunk bytes of each of its
 // 16 rows (the GEMV kernels read 64), kPipe steps in flight. kRounds: synthetic work per 16-byte
 // load before the next step's loads, 4 independent dependent chains of kRounds instructions of
-// kind kWork (0 IMAD, 1 bf16x2 multiply, 2 f32x2 -> bf16x2 conversion: the GEMV's three kinds);
+// kind kWork (0 IMAD, 1 bf16x2 multiply, 2 f32x2 -> bf16x2 conversion, 3 PRMT, 4 LOP3: the
+// GEMV's kinds; 3 and 4 since session 10's PRMT decode);
 // the GEMV spends 88 instructions per 16 bytes of weights; 0 rounds = no arithmetic.
 #pragma once
 
@@ -17,6 +18,8 @@ template <int kWork>
 __device__ __forceinline__ unsigned int work_op(unsigned int a, unsigned int b, unsigned int k) {
   if constexpr (kWork == 1) return ptx::mul_bf16x2(a, b);
   else if constexpr (kWork == 2) return ptx::f32x2_to_bf16x2(__uint_as_float(a), __uint_as_float(b));
+  else if constexpr (kWork == 3) return ptx::prmt(a, b, 0x6152u);
+  else if constexpr (kWork == 4) return ptx::xor3(a, b, k);
   else return a * k + b;
 }
 

@@ -92,10 +92,11 @@ void add_bench_command(CLI::App& app) {
                                      chunk, 4 * rounds, ctas == 0 ? std::string("all") : std::to_string(ctas),
                                      reads.gbps(3584, chunk, rounds, 0, ctas))
                       << std::flush;
-      // The GEMV's other two kinds of per-weight work, to time their pipes against IMAD's.
+      // The GEMV's other kinds of per-weight work, to time their pipes against IMAD's.
       const struct { int work, rounds; const char* what; } kinds[] = {
           {1, 8, "HMUL2.BF16"}, {1, 16, "HMUL2.BF16"}, {1, 24, "HMUL2.BF16"},
-          {2, 2, "F2FP.BF16.F32"}, {2, 4, "F2FP.BF16.F32"}, {2, 8, "F2FP.BF16.F32"}};
+          {2, 2, "F2FP.BF16.F32"}, {2, 4, "F2FP.BF16.F32"}, {2, 8, "F2FP.BF16.F32"},
+          {3, 16, "PRMT"}, {3, 24, "PRMT"}, {4, 16, "LOP3"}, {4, 24, "LOP3"}};
       for (const auto& k : kinds)
         std::cout << fmt::format("tile pattern + work: rows of 3584 bytes, 128 bytes per row per warp step, "
                                  "{} {} per 16 bytes, all CTAs/SM: {:.0f} GB/s\n",

@@ -78,6 +78,11 @@ case "${1:?run number}" in
     VARIANTS="n: k:gu_knock=15 k:gu_knock=15 n:" MODELS=deepseek-v3,glm-4.5 MS=1 \
       ROWS=" gate_up |ceiling" tools/gpu_ab.sh
     ;;
+  10)  # the pattern diagnostic with PRMT and LOP3 chains (is PRMT a full-rate op like LOP3?)
+    timeout 150 .gpubin/moegemv bench --patterns > "$out/patterns.log" 2>&1
+    echo "== patterns rc=$?"
+    grep -aE "ceiling|all CTAs/SM" "$out/patterns.log"
+    ;;
   7)  # the closing run (v31 defaults): check of every kernel path and the [gpu] tests, Qwen3.5's
       # shape, the full bench, then the pattern diagnostic (now also at 4 CTAs/SM)
     tools/gpu_check_defaults.sh
