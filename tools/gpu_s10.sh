@@ -83,6 +83,16 @@ case "${1:?run number}" in
     echo "== patterns rc=$?"
     grep -aE "ceiling|all CTAs/SM" "$out/patterns.log"
     ;;
+  11)  # v31 against the earlier LOP3 decode with its right shifts as IMAD.HI (branch exp-imadhi,
+       # .gpubin/moegemv_ih): is the integer ALU pipe what binds DeepSeek-V3 and the downs?
+    MOEGEMV_CACHE_DIR=/tmp/cache_ih timeout 120 .gpubin/moegemv_ih check --shape 7168:2048:2048:8 \
+      --shape 2048:512:512:10 --m 1,3 --e 16 --replays 2 > "$out/check_ih.log" 2>&1
+    echo "== check (imadhi) rc=$?"
+    grep -a "decode:" "$out/check_ih.log"
+    tools/check_summary.sh "$out/check_ih.log"
+    VARIANTS="v: h@moegemv_ih: h@moegemv_ih: v:" MODELS=deepseek-v3,glm-4.5,llama4-maverick,qwen3-next \
+      MS=1,4 ROWS=" gate_up | down |pair_pdl|ceiling" tools/gpu_ab.sh
+    ;;
   7)  # the closing run (v31 defaults): check of every kernel path and the [gpu] tests, Qwen3.5's
       # shape, the full bench, then the pattern diagnostic (now also at 4 CTAs/SM)
     tools/gpu_check_defaults.sh
