@@ -93,6 +93,19 @@ case "${1:?run number}" in
     VARIANTS="v: h@moegemv_ih: h@moegemv_ih: v:" MODELS=deepseek-v3,glm-4.5,llama4-maverick,qwen3-next \
       MS=1,4 ROWS=" gate_up | down |pair_pdl|ceiling" tools/gpu_ab.sh
     ;;
+  12)  # Nsight Compute pipe utilization of DeepSeek-V3's kernels (M=1): v31, and the down of the
+       # IMAD.HI variant (.gpubin/moegemv_ih, run 11)
+    ncu=$(command -v ncu || ls /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -1)
+    metrics='regex:^sm__(inst_executed_pipe_[a-z0-9_]+|pipe_[a-z0-9_]+_cycles_active)\.avg\.pct_of_peak_sustained_active$,sm__inst_executed.avg.per_cycle_active,gpu__time_duration.sum'
+    for run in v:moegemv:gate_up v:moegemv:down_combine h:moegemv_ih:down_combine; do
+      IFS=: read -r name bin kernel <<< "$run"
+      MOEGEMV_CACHE_DIR=/tmp/cache_ncu_$name timeout 150 "$ncu" --clock-control none --graph-profiling node \
+        --metrics "$metrics" -k regex:"moegemv_$kernel" -c 1 .gpubin/$bin bench --model deepseek-v3 --m 1 \
+        --batches 1 --replays 1 > "$out/ncu_pipes_${name}_$kernel.txt" 2>&1
+      echo "== $name $kernel rc=$?"
+      grep -E "pct_of_peak|per_cycle|duration" "$out/ncu_pipes_${name}_$kernel.txt" | awk '$NF+0 > 0.5 {$1=$1; print "  " $0}'
+    done
+    ;;
   7)  # the closing run (v31 defaults): check of every kernel path and the [gpu] tests, Qwen3.5's
       # shape, the full bench, then the pattern diagnostic (now also at 4 CTAs/SM)
     tools/gpu_check_defaults.sh
