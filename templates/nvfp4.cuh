@@ -19,24 +19,27 @@ namespace moegemv::nvfp4 {
 constexpr unsigned int kF32TwoPow119 = 0x7B000000u;  // 2^119 as fp32 bits
 constexpr float kAccUnscale = static_cast<float>(1u << kDecodeShift);  // undoes the 2^-13 in S * raw
 
-// EXPERIMENT (session 10): the earlier decode (pairs {p, p+4}, raw = e2m1 * 2^-126 with e1 e0 m in
-// the exponent) with its two right shifts as multiplies-high, so that ptxas puts them on the FMA
-// pipe (IMAD.HI) instead of the integer ALU.
-constexpr unsigned int kMag = 0x01C001C0u;
-
-__device__ __forceinline__ unsigned int select_mag(unsigned int mag, unsigned int sign) {
-  unsigned int d;
-  asm("lop3.b32 %0, %1, %2, %3, 0xE4;" : "=r"(d) : "r"(mag), "r"(sign), "n"(kMag));
-  return d;
-}
+// The 8 nibbles of a little-endian u32 as 4 raw bf16x2: pair p holds elements
+// decode_pair_element(p, 0) (low half) and decode_pair_element(p, 1) (high half), i.e. {0, 2},
+// {1, 3}, {4, 6}, {5, 7}; the x operand is permuted to match (tile.cuh, permute_group).
+//
+// Two byte lookups (PRMT with the sign-cleared nibbles as selectors, on a table of the 8 values
+// of v) give the low byte of every element; the high bytes are the sign bits at bit 7 of a byte:
+// the odd nibbles' already are (q & 0x80808080), the even nibbles' after a shift by 4. One PRMT
+// per pair then picks its two low bytes and two sign bytes: 11 integer ops per 8 weights.
+constexpr unsigned int kValuesLo = 0x03020100u;  // v of magnitude codes 0..3
+constexpr unsigned int kValuesHi = 0x0C080604u;  // v of magnitude codes 4..7
 
 __device__ __forceinline__ void e2m1_word_raw(unsigned int q, unsigned int (&raw)[4]) {
-  const unsigned int odd = ptx::and_bits<0x80808080u>(q);   // signs of nibbles 1, 3, 5, 7
-  const unsigned int even = ptx::and_bits<0x08080808u>(q);  // signs of nibbles 0, 2, 4, 6
-  raw[0] = select_mag(q << 6, even << 12);                // nibbles 0, 4
-  raw[1] = select_mag(q << 2, odd << 8);                  // nibbles 1, 5
-  raw[2] = select_mag(__umulhi(q, 1u << 30), even << 4);  // nibbles 2, 6 (q >> 2)
-  raw[3] = select_mag(__umulhi(q, 1u << 26), odd);        // nibbles 3, 7 (q >> 6)
+  const unsigned int mag = ptx::and_bits<0x77777777u>(q);
+  const unsigned int v03 = ptx::prmt(kValuesLo, kValuesHi, mag);        // bytes: v0 v1 v2 v3
+  const unsigned int v47 = ptx::prmt(kValuesLo, kValuesHi, mag >> 16);  // bytes: v4 v5 v6 v7
+  const unsigned int odd = ptx::and_bits<0x80808080u>(q);         // bytes: s1 s3 s5 s7
+  const unsigned int even = ptx::and_bits<0x80808080u>(q << 4);   // bytes: s0 s2 s4 s6
+  raw[0] = ptx::prmt(v03, even, 0x5240u);  // {v0 s0, v2 s2}
+  raw[1] = ptx::prmt(v03, odd, 0x5341u);   // {v1 s1, v3 s3}
+  raw[2] = ptx::prmt(v47, even, 0x7260u);  // {v4 s4, v6 s6}
+  raw[3] = ptx::prmt(v47, odd, 0x7361u);   // {v5 s5, v7 s7}
 }
 
 // Two e4m3 scale bytes (low byte first) -> {S0, S0} and {S1, S1}, S = scale * 2^119, as bf16x2.

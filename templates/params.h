@@ -21,8 +21,8 @@ constexpr int kMaxCols = 8;
 // The sm_90 decode (templates/nvfp4.cuh): the dequantized weights it hands the tensor cores are
 // w * 2^-kDecodeShift, and bf16x2 pair p of a word of 8 elements holds elements
 // decode_pair_element(p, 0) (low half) and (p, 1) (high half).
-constexpr int kDecodeShift = 7;
-MOEGEMV_HD constexpr int decode_pair_element(int p, int half) { return p + 4 * half; }
+constexpr int kDecodeShift = 13;
+MOEGEMV_HD constexpr int decode_pair_element(int p, int half) { return 2 * (p & 2) + (p & 1) + 2 * half; }
 
 struct GateUpParams {
   const unsigned short* x;    // bf16 [M, H]

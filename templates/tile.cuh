@@ -44,10 +44,10 @@ struct SmemB {
 // Same permutation applied on the fly to a bf16 row in global memory (null row = zero column).
 __device__ __forceinline__ ptx::U32x4 permute_group(ptx::U32x4 v) {
   ptx::U32x4 r;
-  r.x = ptx::prmt(v.x, v.z, 0x5410);  // {x0, x4}
-  r.y = ptx::prmt(v.x, v.z, 0x7632);  // {x1, x5}
-  r.z = ptx::prmt(v.y, v.w, 0x5410);  // {x2, x6}
-  r.w = ptx::prmt(v.y, v.w, 0x7632);  // {x3, x7}
+  r.x = ptx::prmt(v.x, v.y, 0x5410);  // {x0, x2}
+  r.y = ptx::prmt(v.x, v.y, 0x7632);  // {x1, x3}
+  r.z = ptx::prmt(v.z, v.w, 0x5410);  // {x4, x6}
+  r.w = ptx::prmt(v.z, v.w, 0x7632);  // {x5, x7}
   return r;
 }
 
