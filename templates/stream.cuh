@@ -195,11 +195,13 @@ __device__ __forceinline__ void slot_dot(const unsigned char* lo, const unsigned
     compute_step(st, 16 * s + 4 * t, b, acc);
   };
   if constexpr (!kTwoAcc) {
+#pragma unroll 4
     for (int i = 0; i < n; ++i) step(i, c);
     return;
   }
   float d[4] = {0.f, 0.f, 0.f, 0.f};
   int i = 0;
+#pragma unroll 2
   for (; i + 1 < n; i += 2) {
     step(i, c);
     step(i + 1, d);

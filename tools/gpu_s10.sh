@@ -106,6 +106,15 @@ case "${1:?run number}" in
       grep -E "pct_of_peak|per_cycle|duration" "$out/ncu_pipes_${name}_$kernel.txt" | awk '$NF+0 > 0.5 {$1=$1; print "  " $0}'
     done
     ;;
+  13)  # v32: the streaming down's step loop unrolled by 4 (stream.cuh slot_dot) against the build
+       # before it (.gpubin/moegemv_base)
+    MOEGEMV_CACHE_DIR=/tmp/cache_u timeout 120 .gpubin/moegemv check --shape 7168:2048:2048:8 \
+      --shape 5120:8192:8192:1 --m 1,3 --e 16 --replays 2 > "$out/check_u.log" 2>&1
+    echo "== check (v32) rc=$?"
+    tools/check_summary.sh "$out/check_u.log"
+    VARIANTS="b@moegemv_base: u: u: b@moegemv_base:" MODELS=deepseek-v3,glm-4.5,llama4-maverick \
+      MS=1,4 ROWS=" down |pair_pdl|ceiling" tools/gpu_ab.sh
+    ;;
   7)  # the closing run (v31 defaults): check of every kernel path and the [gpu] tests, Qwen3.5's
       # shape, the full bench, then the pattern diagnostic (now also at 4 CTAs/SM)
     tools/gpu_check_defaults.sh
