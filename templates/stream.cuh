@@ -179,6 +179,8 @@ struct ScaleFeed {
 // (mma rows g and g + 8) at element 0; scales: the lane's scales (ParkedScales, RingScales); b:
 // the B groups of element 0 (SmemB permutation). kTwoAcc: two accumulators halve the dependent
 // mma chain (4 registers more: the down kernel with 2 warps per segment spills with them).
+// Unrolled (v32, session 10): the steps' shared-memory addresses become immediate offsets
+// (the down 1-3.6% faster on DeepSeek-V3, GLM-4.5, Llama-4; docs/PERF.md).
 template <bool kTwoAcc = true, class Scales>
 __device__ __forceinline__ void slot_dot(const unsigned char* lo, const unsigned char* hi,
                                          const Scales& scales, const ptx::U32x4* b_groups,
