@@ -115,6 +115,15 @@ case "${1:?run number}" in
     VARIANTS="b@moegemv_base: u: u: b@moegemv_base:" MODELS=deepseek-v3,glm-4.5,llama4-maverick \
       MS=1,4 ROWS=" down |pair_pdl|ceiling" tools/gpu_ab.sh
     ;;
+  14)  # the closing run of the final defaults (v31 + v32): check of every kernel path, the [gpu]
+       # tests, the full bench
+    tools/gpu_check_defaults.sh
+    timeout 200 .gpubin/moegemv bench --m 1,2,4,8,16 --json "$out/s10_final2.json" > "$out/s10_final2.log" 2>&1
+    echo "== bench rc=$?"
+    grep -aE "^(qwen|deep|glm|llama)" "$out/s10_final2.log" | grep -E " pair_pdl " |
+      awk '{printf "%-16s M=%-2s %-9s %8s us %6s%%\n", $1, $2, $3, $4, $8}'
+    grep -a "ceiling" "$out/s10_final2.log" | head -1
+    ;;
   7)  # the closing run (v31 defaults): check of every kernel path and the [gpu] tests, Qwen3.5's
       # shape, the full bench, then the pattern diagnostic (now also at 4 CTAs/SM)
     tools/gpu_check_defaults.sh
