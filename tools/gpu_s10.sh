@@ -124,6 +124,18 @@ case "${1:?run number}" in
       awk '{printf "%-16s M=%-2s %-9s %8s us %6s%%\n", $1, $2, $3, $4, $8}'
     grep -a "ceiling" "$out/s10_final2.log" | head -1
     ;;
+  15)  # v32 vs v31 (.gpubin/moegemv_base) on the same inputs (MOEGEMV_SEED): run 14 saw one `out`
+       # element at 1.1x the bound (Llama-4 shape, M=16); are the two builds' outputs the same?
+    for seed in 1 2 3 4 5 6; do
+      for bin in moegemv_base moegemv; do
+        MOEGEMV_SEED=$seed MOEGEMV_CACHE_DIR=/tmp/cache_$bin timeout 60 .gpubin/$bin check \
+          --shape 5120:8192:8192:1 --shape 7168:2048:2048:8 --m 16 --e 16 --replays 1 2>&1 |
+          grep -aE "^(PASS|FAIL) [0-9]" | sed -E 's/ \| over-bound gate_up.*//; s/^/'"$seed $bin"' /' |
+          grep -aoE "^[0-9]+ [a-z_]+ (PASS|FAIL) [0-9:]+|out (PASS|FAIL)[^|]*" | tr '\n' ' '
+        echo
+      done
+    done
+    ;;
   7)  # the closing run (v31 defaults): check of every kernel path and the [gpu] tests, Qwen3.5's
       # shape, the full bench, then the pattern diagnostic (now also at 4 CTAs/SM)
     tools/gpu_check_defaults.sh
