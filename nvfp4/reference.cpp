@@ -107,7 +107,8 @@ GateUpRef gate_up_ref(std::span<const uint16_t> x, std::span<const int32_t> ids,
 
 DownCombineRef down_combine_ref(std::span<const uint16_t> act, std::span<const int32_t> ids,
                                 std::span<const float> tw, std::span<const uint16_t> sact, int K,
-                                const RoutedLayout& routed, const SharedLayout& shared) {
+                                const RoutedLayout& routed, const SharedLayout& shared,
+                                int sum_blocks) {
   const ProblemDims d =
       check_down_combine_args(act.size(), ids, tw.size(), sact.size(), K, routed, shared);
   const std::vector<float> actf = to_float(act), sactf = to_float(sact);
@@ -127,14 +128,14 @@ DownCombineRef down_combine_ref(std::span<const uint16_t> act, std::span<const i
           if (e < 0) continue;
           decode_w2_row(routed, e, static_cast<int>(n), w2);
           const float* a = actf.data() + static_cast<std::size_t>(p) * d.I;
-          const float y = round_bf16(dot(a, w2.data(), d.I) * routed.alpha2[e]);
+          const float y = round_bf16(dot(a, w2.data(), d.I, sum_blocks) * routed.alpha2[e]);
           acc = std::fma(y, tw[p], acc);
           scale += std::fabs(y * tw[p]);
         }
         float ys = 0.0f;
         if (d.SI > 0) {
           const float* s = sactf.data() + static_cast<std::size_t>(t) * d.SI;
-          ys = round_bf16(dot(s, wsd.data(), d.SI) * shared.gssd);
+          ys = round_bf16(dot(s, wsd.data(), d.SI, sum_blocks) * shared.gssd);
         }
         const std::size_t o = static_cast<std::size_t>(t) * d.H + n;
         out.out[o] = float_to_bf16_bits(round_bf16(acc) + ys);

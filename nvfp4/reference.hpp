@@ -60,9 +60,11 @@ struct DownCombineRef {
 };
 
 /// act: bf16 [P, I] (rows of skipped pairs are not read); tw: fp32 [M, K]; sact: bf16 [M, SI].
+/// `sum_blocks` as for gate_up_ref (1: the SPEC reference; other values: the control's orders).
 DownCombineRef down_combine_ref(std::span<const uint16_t> act, std::span<const int32_t> ids,
                                 std::span<const float> tw, std::span<const uint16_t> sact, int K,
-                                const RoutedLayout& routed, const SharedLayout& shared);
+                                const RoutedLayout& routed, const SharedLayout& shared,
+                                int sum_blocks = 1);
 
 /// Double everywhere, not rounded (round_bf16 it to compare with an output). Pass the ideal act
 /// for an end-to-end ideal, or the bf16 act converted, to isolate down_combine's own error.

@@ -172,6 +172,26 @@ TEST_CASE("fp32 references stay within rounding of the float64 ideal", "[referen
   CHECK(std::sqrt(err2 / ref2) < 0x1p-6);
 }
 
+TEST_CASE("the down reference's control orders stay within rounding of the ideal", "[reference]") {
+  // `moegemv check --control-only` sums the down's dot products in 4 blocks and exactly (0): other
+  // valid orders, so each must keep the same float64 bound as the SPEC order.
+  const Model m = make_model(kShape, 31);
+  const SyntheticInputs in = make_inputs(kShape, 3, 32);
+  const GateUpRef ref = gate_up_ref(in.x, in.ids, in.K, m.routed, m.shared);
+  const std::vector<double> exact = down_combine_ideal(
+      to_double(ref.act), in.ids, in.tw, to_double(ref.sact), in.K, m.routed, m.shared);
+  const DownCombineRef spec = down_combine_ref(ref.act, in.ids, in.tw, ref.sact, in.K, m.routed, m.shared);
+  for (const int blocks : {4, 0}) {
+    const DownCombineRef down =
+        down_combine_ref(ref.act, in.ids, in.tw, ref.sact, in.K, m.routed, m.shared, blocks);
+    CHECK(down.scale.size() == spec.scale.size());
+    for (std::size_t o = 0; o < exact.size(); ++o) {
+      CAPTURE(blocks, o, exact[o], down.scale[o]);
+      REQUIRE(std::fabs(bf16_bits_to_float(down.out[o]) - exact[o]) <= 0x1p-6 * down.scale[o]);
+    }
+  }
+}
+
 TEST_CASE("ids < 0: zero act row, no contribution", "[reference]") {
   const Model m = make_model(kShape, 31);
   SyntheticInputs in = make_inputs(kShape, 3, 32);

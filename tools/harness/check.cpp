@@ -139,14 +139,19 @@ SimpleCheck control_summation_order(const nvfp4::SyntheticLayer& host, int m, in
   auto split = nvfp4::gate_up_ref(in.x, in.ids, sh.K, host.routed, host.shared, blocks);
   auto act = nvfp4::compare_bf16(split.act, seq.act, seq.act_scale);
   auto sact = nvfp4::compare_bf16(split.sact, seq.sact, seq.sact_scale);
+  // down_combine alone, as the GPU check judges it: both orders on the same (sequential) act.
+  auto dseq = nvfp4::down_combine_ref(seq.act, in.ids, in.tw, seq.sact, sh.K, host.routed, host.shared);
+  auto dsplit = nvfp4::down_combine_ref(seq.act, in.ids, in.tw, seq.sact, sh.K, host.routed,
+                                        host.shared, blocks);
+  auto out = nvfp4::compare_bf16(dsplit.out, dseq.out, dseq.scale);
   SimpleCheck r;
-  r.pass = act.pass() && sact.pass();
+  r.pass = act.pass() && sact.pass() && out.pass();
   r.summary = fmt::format(
-      "control (CPU only, {}:{}:{}:{} M={}): reference {} vs sequential: act {} | sact {}", sh.H,
-      sh.I, sh.SI, sh.K, m,
+      "control (CPU only, {}:{}:{}:{} M={}): reference {} vs sequential: act {} | sact {} | out {}",
+      sh.H, sh.I, sh.SI, sh.K, m,
       blocks == 0 ? std::string("with an exact accumulator")
                   : fmt::format("summed in {} blocks", blocks),
-      act.summary(), sact.summary());
+      act.summary(), sact.summary(), out.summary());
   return r;
 }
 
