@@ -136,6 +136,22 @@ case "${1:?run number}" in
       done
     done
     ;;
+  16)  # NOT RUN (for the next session): is `out` over SPEC 8's bound likelier with v31's decode?
+       # Needs .gpubin/moegemv_c2f8caf, the CLI built from commit c2f8caf (the decode before v31):
+       #   git worktree add /tmp/wt c2f8caf && make -C /tmp/wt gpubin JOBS=2 &&
+       #   cp /tmp/wt/.gpubin/moegemv .gpubin/moegemv_c2f8caf
+       # Counts, per build, the op checks whose `out` is over the bound on the same seeds.
+    for bin in moegemv_c2f8caf moegemv; do
+      over=0; total=0
+      for seed in $(seq 101 160); do
+        n=$(MOEGEMV_SEED=$seed MOEGEMV_CACHE_DIR=/tmp/cache_$bin timeout 60 .gpubin/$bin check \
+          --shape 5120:8192:8192:1 --shape 7168:2048:2048:8 --m 16 --e 16 --replays 1 2>&1 |
+          grep -aE "^(PASS|FAIL) [0-9]" | sort -u | grep -ac "out FAIL")
+        over=$((over + n)); total=$((total + 2))
+      done
+      echo "$bin: out over the bound in $over of $total op checks"
+    done
+    ;;
   7)  # the closing run (v31 defaults): check of every kernel path and the [gpu] tests, Qwen3.5's
       # shape, the full bench, then the pattern diagnostic (now also at 4 CTAs/SM)
     tools/gpu_check_defaults.sh
