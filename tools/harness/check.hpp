@@ -51,9 +51,10 @@ SimpleCheck check_pdl_and_graph(const nvfp4::SyntheticLayer& host, const DeviceL
 /// During stream capture, a key that is not loaded is refused with JitDisabledError naming it.
 SimpleCheck check_capture_refuses_compile(CUstream stream);
 
-/// CPU only: the gate_up reference computed with its K sum split in `blocks` parts, compared
-/// with the sequential reference under the SPEC section 8 rule. Shows how often a different but
-/// equally valid fp32 order alone lands outside the bound (ill-conditioned dot products).
+/// CPU only: the gate_up reference computed with its K sum split in `blocks` parts (0: exactly),
+/// compared with the sequential reference under the SPEC section 8 rule, and the same for
+/// down_combine on the sequential act (as the GPU check judges it). Shows how often a different
+/// but equally valid fp32 order alone lands outside the bound (ill-conditioned dot products).
 SimpleCheck control_summation_order(const nvfp4::SyntheticLayer& host, int m, int blocks,
                                     std::uint64_t seed);
 
