@@ -322,3 +322,19 @@ TEST_CASE("the streaming config fills its shape-derived fields and fits shared m
   CHECK(jit::kernel_config(Key{Kind::kGateUp, 7168, 2048, 2048, 8}, "").stream == kStreamGateUpDefault);
   CHECK(jit::kernel_config(Key{Kind::kDownCombine, 2048, 1408, 5632, 4}, "").stream == 0);
 }
+
+TEST_CASE("the decode's bf16x2 pairs cover a word's 8 elements once", "[codegen]") {
+  // templates/params.h: shared by the kernels' decode and x permutation (nvfp4.cuh, tile.cuh)
+  // and the host's probe check; the GPU probe checks the values, this the bookkeeping.
+  int seen = 0;
+  for (int p = 0; p < 4; ++p)
+    for (int half = 0; half < 2; ++half) {
+      const int e = decode_pair_element(p, half);
+      REQUIRE(e >= 0);
+      REQUIRE(e < 8);
+      CHECK((seen & (1 << e)) == 0);
+      seen |= 1 << e;
+    }
+  CHECK(seen == 0xFF);
+  CHECK(kDecodeShift > 0);
+}
