@@ -146,17 +146,19 @@ bool complete_stream_config(const Key& key, KernelConfig& c, bool pipe_set, bool
   const bool fits = gu ? gate_up_stream_fits(key.h, c.warps)
                        : down_stream_fits(key.i, key.si, key.k, c.chunks);
   if (!fits) return false;
-  if (!gu) c.warps = down_stream_warps(key.si, key.k, c.chunks);
-  // Per-warp staging: 1 needs one warp per segment; 2 a barrier id per segment (down_stream.cuh).
-  const int segments = down_stream_segments(key.si, key.k);
-  if (!gu && c.wstage == kDownWarpStageAuto)
-    c.wstage = c.chunks == 1 ? 1 : segments <= kDownWarpStageMaxSegments ? 2 : 0;
-  if (!gu && c.chunks != 1 && c.wstage == 1) c.wstage = 0;
-  if (!gu && c.wstage == 2 && segments > kDownWarpStageMaxSegments)
-    throw ArgumentError("MOEGEMV_TUNE",
-                        fmt::format("dc_wstage=2 where the down has at most {} segments",
-                                    kDownWarpStageMaxSegments),
-                        key.str());
+  if (!gu) {
+    c.warps = down_stream_warps(key.si, key.k, c.chunks);
+    // Per-warp staging: 1 needs one warp per segment; 2 a barrier id per segment (down_stream.cuh).
+    const int segments = down_stream_segments(key.si, key.k);
+    if (c.wstage == kDownWarpStageAuto)
+      c.wstage = c.chunks == 1 ? 1 : segments <= kDownWarpStageMaxSegments ? 2 : 0;
+    if (c.chunks != 1 && c.wstage == 1) c.wstage = 0;
+    if (c.wstage == 2 && segments > kDownWarpStageMaxSegments)
+      throw ArgumentError("MOEGEMV_TUNE",
+                          fmt::format("dc_wstage=2 where the down has at most {} segments",
+                                      kDownWarpStageMaxSegments),
+                          key.str());
+  }
   const bool slots_auto = gu && c.slots == 0;
   if (slots_auto) c.slots = 1;
   if (!pipe_set && !gu && c.maxreg == kDownTwoPerSmRegs &&

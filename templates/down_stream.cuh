@@ -44,11 +44,10 @@ __device__ __forceinline__ void stage_down_act(const DownParams& p, int tok, ptx
 // (they stage the row together between two barriers of their own, ids kSegmentBar0 + s; default
 // there since session 9, v27).
 constexpr unsigned int kSegmentBar0 = 2;
-constexpr int kMaxSegmentBars = 16 - kSegmentBar0;  // bar.sync ids 0..15
-static_assert(kMaxSegmentBars == kDownWarpStageMaxSegments, "params.h's bound for jit/codegen.cpp");
+static_assert(kSegmentBar0 + kDownWarpStageMaxSegments <= 16, "bar.sync ids are 0..15");
 template <int CH, int kSegs>
 __device__ __forceinline__ constexpr bool down_warp_stage() {
-  return MOEGEMV_DC_WSTAGE == 1 ? CH == 1 : MOEGEMV_DC_WSTAGE == 2 && kSegs <= kMaxSegmentBars;
+  return MOEGEMV_DC_WSTAGE == 1 ? CH == 1 : MOEGEMV_DC_WSTAGE == 2 && kSegs <= kDownWarpStageMaxSegments;
 }
 
 // Threads [0, threads) of segment seg's warps stage its act row (or sact) for token tok.
