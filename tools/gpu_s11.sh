@@ -28,4 +28,20 @@ case "${1:?run number}" in
         "$out/out_ratios.txt"
     done
     ;;
+  2)  # gu_tmajor=1: routed gate_up CTAs tile-major at M > 1 (pairs of one expert read its rows
+      # together, so the repeats can hit L2). Same inputs per seed: the check summaries of the
+      # two orders must be identical (each CTA computes the same sums in the same order).
+    for tune in "" gu_tmajor=1; do
+      MOEGEMV_SEED=7 MOEGEMV_CACHE_DIR=/tmp/cache_c$tune MOEGEMV_TUNE=$tune timeout 150 .gpubin/moegemv check \
+        --shape 7168:2048:2048:8 --shape 5120:1536:1536:8 --shape 2048:512:512:10 \
+        --m 1,3,16 --e 16 --replays 2 > "$out/check_${tune:-default}.log" 2>&1
+      echo "== check ${tune:-default} rc=$? (1 is also the known act/sact elements)"
+      tools/check_summary.sh "$out/check_${tune:-default}.log"
+    done
+    if diff <(grep -aE "^(PASS|FAIL) [0-9]" "$out/check_default.log" | sed 's/seed=[0-9a-fx]*//') \
+            <(grep -aE "^(PASS|FAIL) [0-9]" "$out/check_gu_tmajor=1.log" | sed 's/seed=[0-9a-fx]*//') > /dev/null
+    then echo "== check summaries identical"; else echo "== check summaries DIFFER"; fi
+    VARIANTS="n: t:gu_tmajor=1 t:gu_tmajor=1 n:" MODELS=deepseek-v3,glm-4.5,qwen3-next MS=1,8,16 \
+      ROWS=" gate_up |pair_pdl|ceiling" tools/gpu_ab.sh
+    ;;
 esac
