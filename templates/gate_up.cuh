@@ -132,7 +132,8 @@ __device__ __forceinline__ void gate_up_routed(const GateUpParams& p, int cta,
   // 1, ...), so pairs routed to the same expert read the same rows at about the same time and all
   // but the first read can hit L2; at M = 1 (a token's experts are distinct) pair-major as before.
   const int pairs = p.m * K;
-  const bool tmajor = MOEGEMV_GU_TMAJOR != 0 && p.m > 1;
+  // 2: DIAGNOSTIC, the same code with the order never taken (to tell ptxas's schedule from it).
+  const bool tmajor = MOEGEMV_GU_TMAJOR != 0 && p.m > (MOEGEMV_GU_TMAJOR == 2 ? (1 << 30) : 1);
   const int pair = tmajor ? cta % pairs : cta / kTiles, tile = tmajor ? cta / pairs : cta % kTiles;
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32, g = lane / 4, t = lane % 4;
 

@@ -147,7 +147,8 @@ struct KernelConfig {
   int stage;       // gate_up: 1 = each warp stages only its own slice of x, loads issued before
                    // the ids load, no CTA barrier (MOEGEMV_GU_STAGE)
   int order;       // gate_up: 1 = the shared expert's CTAs first in the grid (MOEGEMV_GU_ORDER)
-  int tmajor;      // gate_up: 1 = routed CTAs tile-major when M > 1 (MOEGEMV_GU_TMAJOR, gate_up.cuh)
+  int tmajor;      // gate_up: 1 = routed CTAs tile-major when M > 1 (MOEGEMV_GU_TMAJOR, gate_up.cuh;
+                   // 2 = DIAGNOSTIC: that code, the order never taken)
   int sahead;      // streaming down_combine: block scales 1 or 2 units ahead (MOEGEMV_DC_SAHEAD,
                    // stream.cuh ScaleFeed); 0 in gate_up
   int knock;       // DIAGNOSTIC ONLY, wrong results: bits of work removed from the classic kernels

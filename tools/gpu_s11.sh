@@ -44,4 +44,10 @@ case "${1:?run number}" in
     VARIANTS="n: t:gu_tmajor=1 t:gu_tmajor=1 n:" MODELS=deepseek-v3,glm-4.5,qwen3-next MS=1,8,16 \
       ROWS=" gate_up |pair_pdl|ceiling" tools/gpu_ab.sh
     ;;
+  3)  # gu_tmajor=2 (DIAGNOSTIC: =1's code and SASS, the order never taken) against =1 and the
+      # default: tells run 2's M=1 gain (ptxas's schedule) from the order's own effect at M > 1.
+    VARIANTS="n: t1:gu_tmajor=1 t2:gu_tmajor=2 t2:gu_tmajor=2 t1:gu_tmajor=1 n:" \
+      MODELS=deepseek-v3,glm-4.5,qwen3-next,llama4-maverick MS=1,2,4,8,16 \
+      ROWS=" gate_up |pair_pdl|ceiling" tools/gpu_ab.sh
+    ;;
 esac
