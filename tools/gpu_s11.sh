@@ -50,4 +50,9 @@ case "${1:?run number}" in
       MODELS=deepseek-v3,glm-4.5,qwen3-next,llama4-maverick MS=1,2,4,8,16 \
       ROWS=" gate_up |pair_pdl|ceiling" tools/gpu_ab.sh
     ;;
+  4)  # gu_pipe=3 (3 steps in flight: fits 126 registers since v31) and gu_tmajor=2's schedule, alone
+      # and together, on the split tile's shapes
+    VARIANTS="n: p3:gu_pipe=3 t2:gu_tmajor=2 pt:gu_pipe=3,gu_tmajor=2 pt:gu_pipe=3,gu_tmajor=2 t2:gu_tmajor=2 p3:gu_pipe=3 n:" \
+      MODELS=deepseek-v3,glm-4.5 MS=1,2,4,16 ROWS=" gate_up |pair_pdl|ceiling" tools/gpu_ab.sh
+    ;;
 esac
