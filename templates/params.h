@@ -85,6 +85,12 @@ struct StreamReadParams {
 #ifndef MOEGEMV_GU_ORDER
 #define MOEGEMV_GU_ORDER 0
 #endif
+#ifndef MOEGEMV_GU_FENCE
+#define MOEGEMV_GU_FENCE 1
+#endif
+#ifndef MOEGEMV_GU_FENCE
+#define MOEGEMV_GU_FENCE 0
+#endif
 #ifndef MOEGEMV_GU_TMAJOR
 #define MOEGEMV_GU_TMAJOR 0
 #endif
@@ -149,6 +155,8 @@ struct KernelConfig {
   int order;       // gate_up: 1 = the shared expert's CTAs first in the grid (MOEGEMV_GU_ORDER)
   int tmajor;      // gate_up: 1 = routed CTAs tile-major when M > 1 (MOEGEMV_GU_TMAJOR, gate_up.cuh;
                    // 2 = DIAGNOSTIC: that code, the order never taken)
+  int fence;       // gate_up split tile: 1 = refills as weak loads fenced by a warp barrier, 2 =
+                   // weak loads only (MOEGEMV_GU_FENCE, tile_split.cuh)
   int sahead;      // streaming down_combine: block scales 1 or 2 units ahead (MOEGEMV_DC_SAHEAD,
                    // stream.cuh ScaleFeed); 0 in gate_up
   int knock;       // DIAGNOSTIC ONLY, wrong results: bits of work removed from the classic kernels

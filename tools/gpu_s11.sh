@@ -55,4 +55,19 @@ case "${1:?run number}" in
     VARIANTS="n: p3:gu_pipe=3 t2:gu_tmajor=2 pt:gu_pipe=3,gu_tmajor=2 pt:gu_pipe=3,gu_tmajor=2 t2:gu_tmajor=2 p3:gu_pipe=3 n:" \
       MODELS=deepseek-v3,glm-4.5 MS=1,2,4,16 ROWS=" gate_up |pair_pdl|ceiling" tools/gpu_ab.sh
     ;;
+  5)  # gu_fence=1 (the split tile's slot-0 refill pinned before slot 1's work: weak loads and a
+      # warp barrier) against the lucky schedules. Needs .gpubin/moegemv_head: the CLI of commit
+      # 11e78a7 (before the fence), built beside this one.
+    for tune in "" gu_fence=1; do
+      MOEGEMV_SEED=9 MOEGEMV_CACHE_DIR=/tmp/cache_f$tune MOEGEMV_TUNE=$tune timeout 150 .gpubin/moegemv check \
+        --shape 7168:2048:2048:8 --shape 5120:1536:1536:8 --m 1,3,16 --e 16 --replays 2 \
+        2>&1 | grep -aE "^(PASS|FAIL) [0-9]" | sed 's/seed=[0-9a-fx]*//' > "$out/check_f${tune:+1}.txt"
+      echo "== check ${tune:-default}: $(wc -l < "$out/check_f${tune:+1}.txt") op checks"
+    done
+    cmp -s "$out/check_f.txt" "$out/check_f1.txt" && echo "== check summaries identical" ||
+      echo "== check summaries DIFFER"
+    grep -aoE "out (PASS|FAIL)[^|]*" "$out/check_f.txt" | awk '{print $1, $2}' | sort | uniq -c
+    VARIANTS="o@moegemv_head: n: f:gu_fence=1 t@moegemv_head:gu_tmajor=2 t@moegemv_head:gu_tmajor=2 f:gu_fence=1 n: o@moegemv_head:" \
+      MODELS=deepseek-v3,glm-4.5 MS=1,2,4,16 ROWS=" gate_up |pair_pdl|ceiling" tools/gpu_ab.sh
+    ;;
 esac
