@@ -86,9 +86,6 @@ struct StreamReadParams {
 #define MOEGEMV_GU_ORDER 0
 #endif
 #ifndef MOEGEMV_GU_FENCE
-#define MOEGEMV_GU_FENCE 1
-#endif
-#ifndef MOEGEMV_GU_FENCE
 #define MOEGEMV_GU_FENCE 0
 #endif
 #ifndef MOEGEMV_GU_TMAJOR

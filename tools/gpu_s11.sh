@@ -70,4 +70,9 @@ case "${1:?run number}" in
     VARIANTS="o@moegemv_head: n: f:gu_fence=1 t@moegemv_head:gu_tmajor=2 t@moegemv_head:gu_tmajor=2 f:gu_fence=1 n: o@moegemv_head:" \
       MODELS=deepseek-v3,glm-4.5 MS=1,2,4,16 ROWS=" gate_up |pair_pdl|ceiling" tools/gpu_ab.sh
     ;;
+  6)  # Nsight Compute on DeepSeek-V3's gate_up at M=1: the default against gu_tmajor=2 (the same
+      # loop, another ptxas schedule, 3-5% faster in runs 3-5): what differs in their stalls
+    KERNELS=gate_up tools/gpu_profile.sh deepseek-v3 1 n
+    KERNELS=gate_up MOEGEMV_TUNE=gu_tmajor=2 MOEGEMV_CACHE_DIR=/tmp/cache_p_t2 tools/gpu_profile.sh deepseek-v3 1 t2
+    ;;
 esac
