@@ -128,13 +128,7 @@ __device__ __forceinline__ void gate_up_routed(const GateUpParams& p, int cta,
   static_assert(!SPLIT || (!RING && !DIRECT && H % 256 == 0), "split: x staged, no ring, H % 256 == 0");
   constexpr int kTiles = I / kTileFeatures;
   constexpr int kKt = ceil_div(H / 16, 4);  // swizzle atoms along K
-  // MOEGEMV_GU_TMAJOR: with M > 1 the routed CTAs run tile-major (every pair's tile 0, then tile
-  // 1, ...), so pairs routed to the same expert read the same rows at about the same time and all
-  // but the first read can hit L2; at M = 1 (a token's experts are distinct) pair-major as before.
-  const int pairs = p.m * K;
-  // 2: DIAGNOSTIC, the same code with the order never taken (to tell ptxas's schedule from it).
-  const bool tmajor = MOEGEMV_GU_TMAJOR != 0 && p.m > (MOEGEMV_GU_TMAJOR == 2 ? (1 << 30) : 1);
-  const int pair = tmajor ? cta % pairs : cta / kTiles, tile = tmajor ? cta / pairs : cta % kTiles;
+  const int pair = cta / kTiles, tile = cta % kTiles;
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32, g = lane / 4, t = lane % 4;
 
   ptx::griddep_wait();  // ids and x come from earlier kernels

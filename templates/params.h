@@ -85,12 +85,6 @@ struct StreamReadParams {
 #ifndef MOEGEMV_GU_ORDER
 #define MOEGEMV_GU_ORDER 0
 #endif
-#ifndef MOEGEMV_GU_FENCE
-#define MOEGEMV_GU_FENCE 0
-#endif
-#ifndef MOEGEMV_GU_TMAJOR
-#define MOEGEMV_GU_TMAJOR 0
-#endif
 #ifndef MOEGEMV_DC_SAHEAD
 #define MOEGEMV_DC_SAHEAD 1
 #endif
@@ -150,10 +144,6 @@ struct KernelConfig {
   int stage;       // gate_up: 1 = each warp stages only its own slice of x, loads issued before
                    // the ids load, no CTA barrier (MOEGEMV_GU_STAGE)
   int order;       // gate_up: 1 = the shared expert's CTAs first in the grid (MOEGEMV_GU_ORDER)
-  int tmajor;      // gate_up: 1 = routed CTAs tile-major when M > 1 (MOEGEMV_GU_TMAJOR, gate_up.cuh;
-                   // 2 = DIAGNOSTIC: that code, the order never taken)
-  int fence;       // gate_up split tile: 1 = refills as weak loads fenced by a warp barrier, 2 =
-                   // weak loads only (MOEGEMV_GU_FENCE, tile_split.cuh)
   int sahead;      // streaming down_combine: block scales 1 or 2 units ahead (MOEGEMV_DC_SAHEAD,
                    // stream.cuh ScaleFeed); 0 in gate_up
   int knock;       // DIAGNOSTIC ONLY, wrong results: bits of work removed from the classic kernels

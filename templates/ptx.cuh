@@ -28,22 +28,6 @@ __device__ __forceinline__ U32x4 ld_stream_v4(const void* ptr, unsigned long lon
   return v;
 }
 
-// The same as weak (coherent) loads: ptxas keeps a weak load on its side of a bar.sync, where it
-// moves a .nc load across one (tile_split.cuh's refills, MOEGEMV_GU_FENCE).
-__device__ __forceinline__ U32x4 ld_weak_stream_v4(const void* ptr, unsigned long long policy) {
-  U32x4 v;
-  asm volatile(
-      "ld.global.L1::no_allocate.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], %5;"
-      : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
-      : "l"(ptr), "l"(policy));
-  return v;
-}
-__device__ __forceinline__ unsigned short ld_weak_u16(const void* ptr) {
-  unsigned short v;
-  asm volatile("ld.global.u16 %0, [%1];" : "=h"(v) : "l"(ptr));
-  return v;
-}
-
 __device__ __forceinline__ void ld_stream_v2(const void* ptr, unsigned long long policy,
                                              unsigned int& a, unsigned int& b) {
   asm volatile("ld.global.nc.L1::no_allocate.L2::cache_hint.v2.u32 {%0, %1}, [%2], %3;"

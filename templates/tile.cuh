@@ -161,20 +161,12 @@ struct StepPtrs {
     s_lo = r.sf_lo + s;
     s_hi = r.sf_hi + s;
   }
-  // kWeak: coherent loads instead of .nc (ptx::ld_weak_stream_v4: they stay before a bar.sync).
-  template <bool kWeak = false, class S>
+  template <class S>
   __device__ __forceinline__ void load(int step, unsigned long long pol, S& out) const {
-    if constexpr (kWeak) {
-      out.lo = ptx::ld_weak_stream_v4(w_lo + 64 * step, pol);
-      out.hi = ptx::ld_weak_stream_v4(w_hi + 64 * step, pol);
-      out.s_lo = ptx::ld_weak_u16(s_lo + 1024 * step);
-      out.s_hi = ptx::ld_weak_u16(s_hi + 1024 * step);
-    } else {
-      out.lo = ptx::ld_stream_v4(w_lo + 64 * step, pol);
-      out.hi = ptx::ld_stream_v4(w_hi + 64 * step, pol);
-      out.s_lo = ptx::ld_nc_u16(s_lo + 1024 * step);
-      out.s_hi = ptx::ld_nc_u16(s_hi + 1024 * step);
-    }
+    out.lo = ptx::ld_stream_v4(w_lo + 64 * step, pol);
+    out.hi = ptx::ld_stream_v4(w_hi + 64 * step, pol);
+    out.s_lo = ptx::ld_nc_u16(s_lo + 1024 * step);
+    out.s_hi = ptx::ld_nc_u16(s_hi + 1024 * step);
   }
   __device__ __forceinline__ void advance(int steps) {
     w_lo += 64 * steps;

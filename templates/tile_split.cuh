@@ -14,7 +14,6 @@
 #pragma once
 
 #include "params.h"
-#include "mbarrier.cuh"
 #include "tile.cuh"
 
 namespace moegemv {
@@ -63,8 +62,6 @@ struct SplitDot {
     }
   }
 
-  static constexpr bool kFenced = MOEGEMV_GU_FENCE != 0;
-
   __device__ __forceinline__ void finish(const TileRows (&rows)[2], unsigned long long pol,
                                          const SmemB& b, float (&c0)[4], float (&c1)[4]) {
     StepPtrs p0(rows[0], e0, t), p1(rows[1], e0, t);
@@ -75,14 +72,8 @@ struct SplitDot {
       for (int i = 0; i < kPipe; ++i) {
         compute(ring[i], g0 + 32 * i, b, c0, c1);
         if (s + i + kPipe < n) {
-          p0.load<kFenced>(2 * (i + kPipe), pol, ring[i][0]);
-          p1.load<kFenced>(2 * (i + kPipe), pol, ring[i][1]);
-        }
-        // MOEGEMV_GU_FENCE: ptxas sinks every refill to the iteration's end, so the next
-        // iteration's first step waits a whole load latency; weak loads and a barrier of this
-        // warp alone keep slot i's refill before slot i + 1's work (2: the weak loads alone).
-        if constexpr (MOEGEMV_GU_FENCE == 1) {
-          if (i + 1 < kPipe) ptx::named_barrier(1 + threadIdx.x / 32, 32);
+          p0.load(2 * (i + kPipe), pol, ring[i][0]);
+          p1.load(2 * (i + kPipe), pol, ring[i][1]);
         }
       }
       p0.advance(2 * kPipe);

@@ -81,12 +81,6 @@ TEST_CASE("MOEGEMV_TUNE overrides the kernel config and names bad entries", "[co
   CHECK(jit::generate_source(gu, "sm_90", "").find("#define MOEGEMV_GU_ORDER 1") != std::string::npos);
   CHECK(jit::generate_source(gu, "sm_90", "gu_order=0").find("MOEGEMV_GU_ORDER") == std::string::npos);
   CHECK_THROWS_WITH(jit::kernel_config(dc, "dc_order=1"), Catch::Contains("dc_order=1"));
-  // Tile-major routed CTAs at M > 1 (session 11): a gate_up knob, off by default, a macro when on.
-  CHECK(base.tmajor == 0);
-  CHECK(jit::generate_source(gu, "sm_90", "").find("MOEGEMV_GU_TMAJOR") == std::string::npos);
-  CHECK(jit::generate_source(gu, "sm_90", "gu_tmajor=1").find("#define MOEGEMV_GU_TMAJOR 1") != std::string::npos);
-  CHECK_THROWS_WITH(jit::kernel_config(gu, "gu_tmajor=3"), Catch::Contains("gu_tmajor=3"));
-  CHECK_THROWS_WITH(jit::kernel_config(dc, "dc_tmajor=1"), Catch::Contains("dc_tmajor=1"));
   // The diagnostic CTA timeline (templates/timeline.cuh) only when asked for, also where the
   // streaming kernel falls back to the classic one.
   CHECK(base.timeline == 0);
