@@ -75,4 +75,20 @@ case "${1:?run number}" in
     KERNELS=gate_up tools/gpu_profile.sh deepseek-v3 1 n
     KERNELS=gate_up MOEGEMV_TUNE=gu_tmajor=2 MOEGEMV_CACHE_DIR=/tmp/cache_p_t2 tools/gpu_profile.sh deepseek-v3 1 t2
     ;;
+  7)  # DRAM bytes per kernel (Nsight Compute, one launch each, caches flushed before it): do the
+      # repeated experts (gate_up, pair-major) and the shared expert read once per token (down,
+      # token-major units) come from DRAM again, or from L2?
+    ncu=$(command -v ncu || ls /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -1)
+    metrics='dram__bytes_read.sum,lts__t_bytes.sum,gpu__time_duration.sum'
+    for run in deepseek-v3:1 deepseek-v3:16 glm-4.5:16 llama4-maverick:4 llama4-maverick:16; do
+      model=${run%%:*}; m=${run#*:}
+      for kernel in gate_up down_combine; do
+        MOEGEMV_CACHE_DIR=/tmp/cache_ncu timeout 120 "$ncu" --graph-profiling node --metrics "$metrics" \
+          -k regex:"moegemv_$kernel" -c 1 .gpubin/moegemv bench --model $model --m $m --batches 1 \
+          --replays 1 > "$out/ncu_bytes_${model}_m${m}_$kernel.txt" 2>&1
+        echo "$model M=$m $kernel rc=$? $(grep -E 'dram__bytes_read.sum|lts__t_bytes.sum|gpu__time_duration' \
+          "$out/ncu_bytes_${model}_m${m}_$kernel.txt" | awk '{printf "%s %s %s  ", $1, $(NF-1), $NF}')"
+      done
+    done
+    ;;
 esac
