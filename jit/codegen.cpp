@@ -182,6 +182,7 @@ std::string config_defines(const KernelConfig& c) {
   if (c.knock) d += fmt::format("#define MOEGEMV_KNOCK {}\n", c.knock);
   if (c.stage) d += fmt::format("#define MOEGEMV_GU_STAGE {}\n", c.stage);
   if (c.order) d += fmt::format("#define MOEGEMV_GU_ORDER {}\n", c.order);
+  if (c.group) d += fmt::format("#define MOEGEMV_GU_GROUP {}\n", c.group);
   if (c.stream && c.sahead == 2) d += "#define MOEGEMV_DC_SAHEAD 2\n";
   if (c.stream && c.runs == 1) d += "#define MOEGEMV_DC_RUNS 1\n";
   if (c.stream && c.lanes) d += fmt::format("#define MOEGEMV_DC_LANES {}\n", c.lanes);
@@ -242,6 +243,7 @@ KernelConfig kernel_config(const Key& key, const std::string& tune) {
     else if (field == "knock" && value <= 15) c.knock = value;
     else if (field == "stage" && gu && value <= 1) c.stage = value;
     else if (field == "order" && gu && value <= 1) c.order = value;
+    else if (field == "group" && gu && (value == 0 || (value >= 2 && value <= 1024))) c.group = value;
     else if (field == "sahead" && !gu && (value == 1 || value == 2)) c.sahead = value;
     else if (field == "runs" && !gu && (value == 1 || value == 2)) c.runs = value;
     else if (field == "lanes" && !gu && value <= 3) c.lanes = value;
@@ -256,7 +258,7 @@ KernelConfig kernel_config(const Key& key, const std::string& tune) {
     else throw ArgumentError("MOEGEMV_TUNE",
                              "warps 1..32, pipe 1..8, direct 0|1, minb 1..16, l2 0|1, gu_ring 0|1, "
                              "dc_ring 0|1|2, split 0|1, stream 0|1, dc_chunks 1..16, gu_slots 1..8, "
-                             "gu_stage 0|1, gu_order 0|1, dc_sahead 1|2, dc_runs 1|2, dc_lanes 0..3, "
+                             "gu_stage 0|1, gu_order 0|1, gu_group 0|2..1024, dc_sahead 1|2, dc_runs 1|2, dc_lanes 0..3, "
                              "dc_early 0|1, dc_launch 0..2, dc_wstage 0..2, gu_m1pipe 0..8, "
                              "gu_m1minb 1..16, maxreg 0|24..255, "
                              "timeline 0|1 (dc_ 0..4: mark points; diagnostic), "

@@ -91,4 +91,17 @@ case "${1:?run number}" in
       done
     done
     ;;
+  8)  # v34 gu_group=2: a repeated expert's pairs computed once (gate_up_group.cuh). E=16 makes
+      # groups large (M=31: up to 31 members, 4 passes of 8 columns); M=33 is past the 256-pair
+      # scan (per-pair CTAs).
+    for tune in "" gu_group=2; do
+      MOEGEMV_SEED=11 MOEGEMV_CACHE_DIR=/tmp/cache_g$tune MOEGEMV_TUNE=$tune timeout 200 .gpubin/moegemv check \
+        --shape 7168:2048:2048:8 --shape 5120:1536:1536:8 --m 1,2,3,16,31,33 --e 16 --replays 2 \
+        > "$out/check_g${tune:+2}.log" 2>&1
+      echo "== check ${tune:-default} rc=$? (1 is also the known act/sact elements)"
+      tools/check_summary.sh "$out/check_g${tune:+2}.log"
+    done
+    VARIANTS="n: g:gu_group=2 g:gu_group=2 n:" MODELS=deepseek-v3,glm-4.5 MS=1,2,4,8,16 \
+      ROWS=" gate_up |pair_pdl|ceiling" tools/gpu_ab.sh
+    ;;
 esac

@@ -81,6 +81,12 @@ TEST_CASE("MOEGEMV_TUNE overrides the kernel config and names bad entries", "[co
   CHECK(jit::generate_source(gu, "sm_90", "").find("#define MOEGEMV_GU_ORDER 1") != std::string::npos);
   CHECK(jit::generate_source(gu, "sm_90", "gu_order=0").find("MOEGEMV_GU_ORDER") == std::string::npos);
   CHECK_THROWS_WITH(jit::kernel_config(dc, "dc_order=1"), Catch::Contains("dc_order=1"));
+  // Grouped routed pairs (session 11): off by default; gu_group=N groups from M = N on.
+  CHECK(base.group == 0);
+  CHECK(jit::generate_source(gu, "sm_90", "").find("MOEGEMV_GU_GROUP") == std::string::npos);
+  CHECK(jit::generate_source(gu, "sm_90", "gu_group=4").find("#define MOEGEMV_GU_GROUP 4") != std::string::npos);
+  CHECK_THROWS_WITH(jit::kernel_config(gu, "gu_group=1"), Catch::Contains("gu_group=1"));
+  CHECK_THROWS_WITH(jit::kernel_config(dc, "dc_group=2"), Catch::Contains("dc_group=2"));
   // The diagnostic CTA timeline (templates/timeline.cuh) only when asked for, also where the
   // streaming kernel falls back to the classic one.
   CHECK(base.timeline == 0);
