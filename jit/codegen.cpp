@@ -211,7 +211,7 @@ KernelConfig kernel_config(const Key& key, const std::string& tune) {
   const bool gu = key.kind == Kind::kGateUp;
   KernelConfig c = gu ? default_gate_up_config(key.h, key.k) : default_down_config(key.h, key.i, key.si, key.k);
   bool pipe_set = false, warps_set = false, stream_set = false, split_set = false, minb_set = false,
-       maxreg_set = false;
+       maxreg_set = false, group_set = false;
   std::size_t start = 0;
   while (start < tune.size()) {
     std::size_t end = tune.find(',', start);
@@ -243,7 +243,8 @@ KernelConfig kernel_config(const Key& key, const std::string& tune) {
     else if (field == "knock" && value <= 15) c.knock = value;
     else if (field == "stage" && gu && value <= 1) c.stage = value;
     else if (field == "order" && gu && value <= 1) c.order = value;
-    else if (field == "group" && gu && (value == 0 || (value >= 2 && value <= 1024))) c.group = value;
+    else if (field == "group" && gu && (value == 0 || (value >= 2 && value <= 1024)))
+      c.group = value, group_set = true;
     else if (field == "sahead" && !gu && (value == 1 || value == 2)) c.sahead = value;
     else if (field == "runs" && !gu && (value == 1 || value == 2)) c.runs = value;
     else if (field == "lanes" && !gu && value <= 3) c.lanes = value;
@@ -287,6 +288,7 @@ KernelConfig kernel_config(const Key& key, const std::string& tune) {
       throw ArgumentError("MOEGEMV_TUNE", "gu_split=1 with gu_ring=0 and gu_direct=0 (x staged)", tune);
     if (key.h % 256 != 0) c.split = 0;  // rows split in 128-element halves: the classic tiles
   }
+  if (gu && !c.split && !group_set) c.group = 0;  // the default grouping comes with the split tile
   // CTAs/SM follow the tile and the warps per CTA unless asked for.
   if (gu && !minb_set) c.min_blocks = gate_up_min_blocks(c.split != 0, c.warps);
   // The M = 1 kernel: off with gu_m1pipe=0; asked for where the shape has none by default, with

@@ -202,6 +202,12 @@ constexpr int kGateUpStageDefault = 1;
 // 49.0 -> 47.3 us, GLM-4.5 28.9 -> 27.6, Llama-4 34.6 -> 34.0, Qwen3-Next M=4 18.9 -> 17.7; the
 // pair with PDL 0-2.5% faster, never slower.
 constexpr int kGateUpOrderDefault = 1;
+// Session 11 (run 8, n g g n, gu_group=2): a repeated expert's pairs computed once
+// (gate_up_group.cuh): gate_up M=16 DeepSeek-V3 631 -> 547 us (-13%), GLM-4.5 330 -> 284 (-14%);
+// M=8 -4.7% / -3.0%; but M=2 and M=4 0..+4.5% (the per-CTA scan, few repeats): so from M = 8 on.
+// Where the split tile is the default only: the classic tile spills with the group path compiled
+// in (40-136 bytes, Qwen3-Next and Llama-4; not measured).
+constexpr int kGateUpGroupDefault = 8;
 // The streaming down's block scales travel `sahead` units ahead of their use (stream.cuh,
 // ScaleFeed): 1 in registers, parked in one buffer of scratch per warp; 2 through a cp.async ring
 // of 3 buffers. Session 6 (runs 4, 6, 7; docs/PERF.md): 2 made the down kernel 2.5-9% faster on
@@ -245,6 +251,7 @@ MOEGEMV_HD constexpr KernelConfig default_gate_up_config(int h, int k) {
   c.stream = kStreamGateUpDefault;
   c.stage = kGateUpStageDefault;
   c.order = kGateUpOrderDefault;
+  c.group = c.split ? kGateUpGroupDefault : 0;
   c.m1_pipe = c.split ? 0 : gate_up_single_token_pipe(h, k);
   c.m1_minb = c.m1_pipe ? gate_up_single_token_min_blocks(c.warps) : 0;
   return c;

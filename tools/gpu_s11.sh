@@ -104,4 +104,19 @@ case "${1:?run number}" in
     VARIANTS="n: g:gu_group=2 g:gu_group=2 n:" MODELS=deepseek-v3,glm-4.5 MS=1,2,4,8,16 \
       ROWS=" gate_up |pair_pdl|ceiling" tools/gpu_ab.sh
     ;;
+  9)  # closing run: the new default (v34 with gu_group=8 on the split-tile shapes) against session
+      # 10's build (.gpubin/moegemv_head, commit 11e78a7): checks, A/B, the [gpu] tests
+    MOEGEMV_CACHE_DIR=/tmp/cache_final timeout 150 .gpubin/moegemv check --shape 7168:2048:2048:8 \
+      --shape 5120:1536:1536:8 --m 1,8,16,31 --e 16 --replays 2 > "$out/check_final.log" 2>&1
+    echo "== check (split shapes) rc=$? (1 is also the known act/sact elements)"
+    tools/check_summary.sh "$out/check_final.log"
+    MOEGEMV_CACHE_DIR=/tmp/cache_final timeout 100 .gpubin/moegemv check --shape 2048:512:512:10 \
+      --shape 5120:8192:8192:1 --m 1,16 --e 16 --replays 1 > "$out/check_final_classic.log" 2>&1
+    echo "== check (classic shapes) rc=$?"
+    tools/check_summary.sh "$out/check_final_classic.log"
+    VARIANTS="o@moegemv_head: n: n: o@moegemv_head:" MODELS=deepseek-v3,glm-4.5 MS=1,2,4,8,16 \
+      ROWS=" gate_up |pair_pdl|ceiling" tools/gpu_ab.sh
+    MOEGEMV_CACHE_DIR=/tmp/cache_final timeout 90 .gpubin/test_runtime "[gpu]" > "$out/test_runtime.log" 2>&1
+    echo "== [gpu] tests rc=$?"; tail -4 "$out/test_runtime.log"
+    ;;
 esac

@@ -81,10 +81,17 @@ TEST_CASE("MOEGEMV_TUNE overrides the kernel config and names bad entries", "[co
   CHECK(jit::generate_source(gu, "sm_90", "").find("#define MOEGEMV_GU_ORDER 1") != std::string::npos);
   CHECK(jit::generate_source(gu, "sm_90", "gu_order=0").find("MOEGEMV_GU_ORDER") == std::string::npos);
   CHECK_THROWS_WITH(jit::kernel_config(dc, "dc_order=1"), Catch::Contains("dc_order=1"));
-  // Grouped routed pairs (session 11): off by default; gu_group=N groups from M = N on.
-  CHECK(base.group == 0);
-  CHECK(jit::generate_source(gu, "sm_90", "").find("MOEGEMV_GU_GROUP") == std::string::npos);
+  // Grouped routed pairs (session 11): from M = 8 on with the split tile, off with the classic
+  // one unless asked for; gu_group=N groups from M = N on.
+  CHECK(base.split == 1);
+  CHECK(base.group == 8);
+  CHECK(jit::generate_source(gu, "sm_90", "").find("#define MOEGEMV_GU_GROUP 8") != std::string::npos);
+  CHECK(jit::kernel_config(gu, "gu_split=0").group == 0);
+  CHECK(jit::kernel_config(gu, "gu_split=0,gu_group=4").group == 4);
+  CHECK(jit::generate_source(gu, "sm_90", "gu_group=0").find("MOEGEMV_GU_GROUP") == std::string::npos);
   CHECK(jit::generate_source(gu, "sm_90", "gu_group=4").find("#define MOEGEMV_GU_GROUP 4") != std::string::npos);
+  const Key small{Kind::kGateUp, 2048, 512, 512, 10};  // classic tile: no grouping
+  CHECK(jit::kernel_config(small, "").group == 0);
   CHECK_THROWS_WITH(jit::kernel_config(gu, "gu_group=1"), Catch::Contains("gu_group=1"));
   CHECK_THROWS_WITH(jit::kernel_config(dc, "dc_group=2"), Catch::Contains("dc_group=2"));
   // The diagnostic CTA timeline (templates/timeline.cuh) only when asked for, also where the
