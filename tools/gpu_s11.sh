@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
 # Session 11's device runs (records). Build here first (`make gpubin`), carry [".gpubin"]:
 #   tools/gpu_s11.sh 1
+# The knobs of runs 2-5 were reverted: run 2 needs a build of commit 4692a44, runs 3-4 of
+# 3322e80 or 11e78a7, run 5 of 6cedc35 (with .gpubin/moegemv_head from 11e78a7); run 9 compares
+# the current build with .gpubin/moegemv_head (11e78a7, session 10's kernels).
 set -u
 out=${OUT:-/tmp/out}
 mkdir -p "$out"
