@@ -118,8 +118,9 @@ __device__ __forceinline__ void gate_up_routed(const GateUpParams& p, int cta,
       group.find(p.ids, p.m * K, e, group_words);
       if (group.first != pair) return;  // another CTA writes this pair's act
       if (group.count > 1) {
-        gate_up_group<H, I, K, W, RING ? 2 : PIPE>(p, group, e, tile,
-                                                   routed_rows<H>(w, sf, tile * kTileFeatures + g), part);
+        const TileRows rows = routed_rows<H>(w, sf, tile * kTileFeatures + g);
+        if constexpr (SPLIT) gate_up_group<H, I, K, W, RING ? 2 : PIPE>(p, group, e, tile, rows, part);
+        else gate_up_group_call<H, I, K, W, RING ? 2 : PIPE>(p, group, e, tile, rows, part);
         return;
       }
     }

@@ -122,4 +122,13 @@ case "${1:?run number}" in
     MOEGEMV_CACHE_DIR=/tmp/cache_final timeout 90 .gpubin/test_runtime "[gpu]" > "$out/test_runtime.log" 2>&1
     echo "== [gpu] tests rc=$?"; tail -4 "$out/test_runtime.log"
     ;;
+  10) # v34 on the classic tile's shapes: gu_group=8 (the group path as a call there) on Qwen3-Next
+      # and Llama-4
+    MOEGEMV_CACHE_DIR=/tmp/cache_g8 MOEGEMV_TUNE=gu_group=8 timeout 100 .gpubin/moegemv check \
+      --shape 2048:512:512:10 --shape 5120:8192:8192:1 --m 8,16,25 --e 16 --replays 1 > "$out/check_g8.log" 2>&1
+    echo "== check gu_group=8 rc=$? (1 is also the known act/sact elements)"
+    tools/check_summary.sh "$out/check_g8.log"
+    VARIANTS="n: g:gu_group=8 g:gu_group=8 n:" MODELS=qwen3-next,llama4-maverick MS=1,8,16 \
+      ROWS=" gate_up |pair_pdl|ceiling" tools/gpu_ab.sh
+    ;;
 esac
