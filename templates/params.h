@@ -205,8 +205,9 @@ constexpr int kGateUpOrderDefault = 1;
 // Session 11 (run 8, n g g n, gu_group=2): a repeated expert's pairs computed once
 // (gate_up_group.cuh): gate_up M=16 DeepSeek-V3 631 -> 547 us (-13%), GLM-4.5 330 -> 284 (-14%);
 // M=8 -4.7% / -3.0%; but M=2 and M=4 0..+4.5% (the per-CTA scan, few repeats): so from M = 8 on.
-// Where the split tile is the default only: the classic tile spills with the group path compiled
-// in (40-136 bytes, Qwen3-Next and Llama-4; not measured).
+// Where the split tile is the default only: on the classic tile's shapes (the group path a call
+// there, no spill) run 10 measured gu_group=8 slower: Qwen3-Next gate_up M=8 +8%, M=16 +6%,
+// Llama-4 M=8 +4% (their CTAs are small, so the per-CTA scan weighs more).
 constexpr int kGateUpGroupDefault = 8;
 // The streaming down's block scales travel `sahead` units ahead of their use (stream.cuh,
 // ScaleFeed): 1 in registers, parked in one buffer of scratch per warp; 2 through a cp.async ring
