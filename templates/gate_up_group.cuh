@@ -89,7 +89,7 @@ __device__ __forceinline__ void gate_up_group(const GateUpParams& p, const Exper
 
 // The same as a call (not inlined): the classic tile's kernels (2-warp CTAs at 10 per SM, the M = 1
 // kernel) keep their register budget for the routed path; inlined, the group path made them spill
-// 40-136 bytes (session 11, cuobjdump).
+// 40-136 bytes (session 11, cuobjdump). Off by default there: run 10 measured it slower.
 template <int H, int I, int K, int W, int PIPE>
 __device__ __noinline__ void gate_up_group_call(const GateUpParams& p, const ExpertGroup& group,
                                                 int e, int tile, const TileRows& rows, float* part) {
