@@ -1,7 +1,8 @@
 // gate_up (SPEC section 4): per (token, expert) pair, act = silu(g) * u on fp32 gate/up with
 // FlashInfer's approximate sigmoid; per token, the shared expert's exact vLLM silu_and_mul.
-// One launch: CTAs [0, M*K*I/8) are routed tiles (one pair, 8 features), the rest shared tiles
-// (8 features, up to 8 tokens as mma columns). The warps of a CTA split H.
+// One launch: CTAs [0, M*K*I/8) are routed tiles (one pair, 8 features; with MOEGEMV_GU_GROUP a
+// repeated expert's first pair's CTA does all its pairs and the others leave), the rest shared
+// tiles (8 features, up to 8 tokens as mma columns). The warps of a CTA split H.
 #pragma once
 
 #include "gate_up_group.cuh"

@@ -4,8 +4,9 @@
 // its unique bytes, GLM-4.5 1.44x). Here the CTA of the group's first pair computes every member
 // as an mma column (tile.cuh's TileDot with B from global memory, as the shared tiles do for
 // tokens), so the weights are read and decoded once; the other members' CTAs leave. Singletons
-// keep the routed path. The sums per member are the classic tile's (a different fp32 order from
-// the split tile's; SPEC 8 allows any).
+// keep the routed path. The sums per member are the classic tile's, a different fp32 order from
+// the split tile's: it misses SPEC 8's act bound on somewhat more outputs (docs/CORRECTNESS.md,
+// session 11), as the classic tile's shapes always have.
 #pragma once
 
 #include "gate_up_sums.cuh"
