@@ -10,6 +10,7 @@
 #include "jit/templates.hpp"
 #include "moegemv/errors.hpp"
 #include "moegemv/options.hpp"
+#include "templates/down_group_params.h"
 #include "templates/params.h"
 
 namespace moegemv::jit {
@@ -177,12 +178,12 @@ bool complete_stream_config(const Key& key, KernelConfig& c, bool pipe_set, bool
 }
 
 // Config choices passed to the templates as macros rather than template arguments.
-std::string config_defines(const KernelConfig& c) {
+std::string config_defines(const KernelConfig& c, bool gate_up) {
   std::string d;
   if (c.knock) d += fmt::format("#define MOEGEMV_KNOCK {}\n", c.knock);
   if (c.stage) d += fmt::format("#define MOEGEMV_GU_STAGE {}\n", c.stage);
   if (c.order) d += fmt::format("#define MOEGEMV_GU_ORDER {}\n", c.order);
-  if (c.group) d += fmt::format("#define MOEGEMV_GU_GROUP {}\n", c.group);
+  if (gate_up && c.group) d += fmt::format("#define MOEGEMV_GU_GROUP {}\n", c.group);
   if (c.stream && c.sahead == 2) d += "#define MOEGEMV_DC_SAHEAD 2\n";
   if (c.stream && c.runs == 1) d += "#define MOEGEMV_DC_RUNS 1\n";
   if (c.stream && c.lanes) d += fmt::format("#define MOEGEMV_DC_LANES {}\n", c.lanes);
@@ -243,7 +244,7 @@ KernelConfig kernel_config(const Key& key, const std::string& tune) {
     else if (field == "knock" && value <= 15) c.knock = value;
     else if (field == "stage" && gu && value <= 1) c.stage = value;
     else if (field == "order" && gu && value <= 1) c.order = value;
-    else if (field == "group" && gu && (value == 0 || (value >= 2 && value <= 1024)))
+    else if (field == "group" && (value == 0 || (value >= 2 && value <= (gu ? 1024 : kDownGroupMaxM))))
       c.group = value, group_set = true;
     else if (field == "sahead" && !gu && (value == 1 || value == 2)) c.sahead = value;
     else if (field == "runs" && !gu && (value == 1 || value == 2)) c.runs = value;
@@ -259,7 +260,7 @@ KernelConfig kernel_config(const Key& key, const std::string& tune) {
     else throw ArgumentError("MOEGEMV_TUNE",
                              "warps 1..32, pipe 1..8, direct 0|1, minb 1..16, l2 0|1, gu_ring 0|1, "
                              "dc_ring 0|1|2, split 0|1, stream 0|1, dc_chunks 1..16, gu_slots 1..8, "
-                             "gu_stage 0|1, gu_order 0|1, gu_group 0|2..1024, dc_sahead 1|2, dc_runs 1|2, dc_lanes 0..3, "
+                             "gu_stage 0|1, gu_order 0|1, gu_group 0|2..1024, dc_group 0|2..16, dc_sahead 1|2, dc_runs 1|2, dc_lanes 0..3, "
                              "dc_early 0|1, dc_launch 0..2, dc_wstage 0..2, gu_m1pipe 0..8, "
                              "gu_m1minb 1..16, maxreg 0|24..255, "
                              "timeline 0|1 (dc_ 0..4: mark points; diagnostic), "
@@ -270,7 +271,12 @@ KernelConfig kernel_config(const Key& key, const std::string& tune) {
   if (c.stream) {
     if (c.ring) throw ArgumentError("MOEGEMV_TUNE", "stream=1 without ring", tune);
     KernelConfig s = c;
-    if (complete_stream_config(key, s, pipe_set, warps_set)) return s;
+    if (complete_stream_config(key, s, pipe_set, warps_set)) {
+      // The grouped down: a second kernel of the streaming down's module (down_group.cuh).
+      if (!gu && !group_set) s.group = down_group_default(key.i, key.k);
+      if (!gu && down_group_rings(key.h, key.i, key.si, key.k) == 0) s.group = 0;
+      return s;
+    }
     // The shape cannot take the streaming kernel (K lengths, shared memory): the classic one (the
     // diagnostic timeline and a register cap, asked for, stay; a mark point becomes the PDL wait;
     // the streaming down's default cap does not apply).
@@ -289,6 +295,7 @@ KernelConfig kernel_config(const Key& key, const std::string& tune) {
     if (key.h % 256 != 0) c.split = 0;  // rows split in 128-element halves: the classic tiles
   }
   if (gu && !c.split && !group_set) c.group = 0;  // the default grouping comes with the split tile
+  if (!gu) c.group = 0;  // the grouped down comes with the streaming one
   // CTAs/SM follow the tile and the warps per CTA unless asked for.
   if (gu && !minb_set) c.min_blocks = gate_up_min_blocks(c.split != 0, c.warps);
   // The M = 1 kernel: off with gu_m1pipe=0; asked for where the shape has none by default, with
@@ -347,7 +354,7 @@ std::string generate_source(const Key& key, const std::string& arch, const std::
                                                  {"si", std::to_string(key.si)},
                                                  {"k", std::to_string(key.k)},
                                                  {"pipe", std::to_string(c.pipe)},
-                                                 {"defines", config_defines(c)},
+                                                 {"defines", config_defines(c, gate_up)},
                                                  {"scope", timeline_scope(c)}};
     if (gate_up) {
       values["warps"] = std::to_string(c.warps);
@@ -355,7 +362,9 @@ std::string generate_source(const Key& key, const std::string& arch, const std::
     } else {
       values["chunks"] = std::to_string(c.chunks);
     }
-    return render(gate_up ? kStreamGateUp : kStreamDown, values);
+    std::string source = render(gate_up ? kStreamGateUp : kStreamDown, values);
+    if (!gate_up && c.group) source += group_kernel_source(key);
+    return source;
   }
   std::map<std::string, std::string> values = {
       {"scope", timeline_scope(c)},
@@ -386,7 +395,7 @@ std::string generate_source(const Key& key, const std::string& arch, const std::
                                  {"header", gate_up        ? "gate_up.cuh"
                                             : c.ring == 2 ? "down_persistent.cuh"
                                                           : "down_combine.cuh"},
-                                 {"defines", config_defines(c)},
+                                 {"defines", config_defines(c, gate_up)},
                                  {"kernels", kernels}});
 }
 

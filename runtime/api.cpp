@@ -7,6 +7,7 @@
 #include "runtime/launch.hpp"
 #include "runtime/registry.hpp"
 #include "runtime/validate.hpp"
+#include "templates/down_group_params.h"
 
 namespace moegemv {
 
@@ -42,7 +43,15 @@ void gate_up(const GateUpArgs& args, CUstream stream, const LaunchOptions& optio
 void down_combine(const DownCombineArgs& args, CUstream stream, const LaunchOptions& options) {
   auto launch = detail::validate(args);
   auto kernel = detail::kernel_for(launch.key, driver::stream_is_capturing(stream));
-  const int units = down_ctas(launch.params.m, launch.key.h, kernel->tile_rows);
+  const int m = launch.params.m;
+  if (kernel->group != nullptr && m >= kernel->group_min_m && m <= kDownGroupMaxM) {
+    driver::LaunchConfig c = config(*kernel, static_cast<unsigned>(kernel->group_ctas), options.pdl);
+    c.block[0] = static_cast<unsigned>(32 * kernel->group_warps);
+    c.smem_bytes = static_cast<unsigned>(kernel->group_smem_bytes);
+    driver::launch(kernel->group, c, stream, &launch.params);
+    return;
+  }
+  const int units = down_ctas(m, launch.key.h, kernel->tile_rows);
   const int ctas = kernel->persistent_ctas > 0 ? std::min(units, kernel->persistent_ctas) : units;
   driver::launch(kernel->function, config(*kernel, ctas, options.pdl), stream, &launch.params);
 }

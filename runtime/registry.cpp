@@ -2,6 +2,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <future>
 #include <map>
 #include <mutex>
@@ -14,6 +15,7 @@
 #include "moegemv/options.hpp"
 #include "runtime/device.hpp"
 #include "runtime/driver.hpp"
+#include "templates/down_group_params.h"
 
 namespace moegemv::detail {
 
@@ -29,6 +31,25 @@ struct Registry {
 Registry& registry() {
   static Registry r;
   return r;
+}
+
+// The grouped down of a streaming down module: one CTA per SM (at most one per 8-row tile), its
+// table of sums sized for that count; left unused where it does not fit.
+void load_group(LoadedKernel& kernel, const Key& key, const KernelConfig& config, int sms) {
+  const int rings = down_group_rings(key.h, key.i, key.si, key.k);
+  const int ctas = std::min(sms, key.h / 8);
+  const int smem = down_group_smem_bytes(key.h, key.i, key.si, key.k, rings, ctas);
+  if (rings == 0 || smem > kMaxSmemBytes) {
+    spdlog::debug("moegemv: {}: grouped down unused ({} bytes of shared memory at {} CTAs)", key.str(),
+                  smem, ctas);
+    return;
+  }
+  kernel.group = kernel.module.function(jit::group_kernel_name(key).c_str());
+  driver::set_max_dynamic_smem(kernel.group, smem);
+  kernel.group_min_m = config.group;
+  kernel.group_warps = rings * down_group_chunks(key.i, key.k) + 1;
+  kernel.group_smem_bytes = smem;
+  kernel.group_ctas = ctas;
 }
 
 KernelPtr load(const Key& key, const std::string& arch, bool capturing) {
@@ -54,9 +75,10 @@ KernelPtr load(const Key& key, const std::string& arch, bool capturing) {
       if (config.ring == 2 || config.stream) {
         CUdevice device = 0;
         driver::check(driver::api().cuCtxGetDevice(&device), "cuCtxGetDevice");
+        const int sms = driver::device_info(device).sm_count;
         kernel->persistent_ctas =
-            driver::device_info(device).sm_count *
-            driver::max_active_ctas_per_sm(kernel->function, 32 * kernel->warps, kernel->smem_bytes);
+            sms * driver::max_active_ctas_per_sm(kernel->function, 32 * kernel->warps, kernel->smem_bytes);
+        if (key.kind == Kind::kDownCombine && config.group > 0) load_group(*kernel, key, config, sms);
       }
       return kernel;
     } catch (const CudaError& e) {

@@ -25,6 +25,13 @@ struct LoadedKernel {
   int persistent_ctas = 0;  ///< > 0: a persistent kernel; launch min(work units, this) CTAs
   int tile_rows = 0;        ///< down_combine: output rows per work unit (8 or 16)
   int x_slots = 0;          ///< streaming gate_up: tokens per shared-expert unit (0: not streaming)
+  /// Streaming down: the grouped kernel (down_group.cuh) for group_min_m <= M <= kDownGroupMaxM,
+  /// where the config has one and its shared memory fits this device's CTA count.
+  CUfunction group = nullptr;
+  int group_min_m = 0;
+  int group_warps = 0;
+  int group_smem_bytes = 0;
+  int group_ctas = 0;
 };
 
 /// The process-wide cubin store (created from Options::global() on first use).

@@ -93,7 +93,7 @@ TEST_CASE("MOEGEMV_TUNE overrides the kernel config and names bad entries", "[co
   const Key small{Kind::kGateUp, 2048, 512, 512, 10};  // classic tile: no grouping
   CHECK(jit::kernel_config(small, "").group == 0);
   CHECK_THROWS_WITH(jit::kernel_config(gu, "gu_group=1"), Catch::Contains("gu_group=1"));
-  CHECK_THROWS_WITH(jit::kernel_config(dc, "dc_group=2"), Catch::Contains("dc_group=2"));
+  CHECK_THROWS_WITH(jit::kernel_config(dc, "dc_group=1"), Catch::Contains("dc_group=1"));  // test_group.cpp
   // The diagnostic CTA timeline (templates/timeline.cuh) only when asked for, also where the
   // streaming kernel falls back to the classic one.
   CHECK(base.timeline == 0);
@@ -235,7 +235,8 @@ TEST_CASE("the streaming config fills its shape-derived fields and fits shared m
     const std::string capped = jit::generate_source(key, "sm_90", "gu_maxreg=88,dc_maxreg=80");
     CHECK(capped.find(key.kind == Kind::kGateUp ? "__maxnreg__(88)" : "__maxnreg__(80)") !=
           std::string::npos);
-    CHECK(capped.find("__launch_bounds__(") == std::string::npos);
+    // (the grouped down, a second kernel of DeepSeek-V3's down module, keeps its own bounds)
+    CHECK(capped.substr(0, capped.find("down_group.cuh")).find("__launch_bounds__(") == std::string::npos);
   }
   CHECK_THROWS_WITH(jit::kernel_config(dc, "dc_maxreg=16"), Catch::Contains("dc_maxreg=16"));
   CHECK(jit::generate_source(dc, "sm_90", "").find("MOEGEMV_DC_LAUNCH") == std::string::npos);

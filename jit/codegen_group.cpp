@@ -1,0 +1,39 @@
+// The grouped streaming down's instantiation (templates/down_group.cuh), appended to the streaming
+// down's module when its config has `group` (jit/codegen.cpp).
+#include <fmt/format.h>
+
+#include "jit/codegen.hpp"
+#include "jit/render.hpp"
+#include "templates/down_group_params.h"
+
+namespace moegemv::jit {
+
+namespace {
+
+constexpr const char* kGroupDown = R"(
+#include "down_group.cuh"
+
+extern "C" __global__ void __launch_bounds__({{threads}}, 1)
+{{name}}(const __grid_constant__ moegemv::DownParams p) {
+  moegemv::down_group<{{h}}, {{i}}, {{si}}, {{k}}, {{rings}}, {{chunks}}>(p);
+}
+)";
+
+}  // namespace
+
+std::string group_kernel_name(const Key& key) { return kernel_name(key) + "_group"; }
+
+std::string group_kernel_source(const Key& key) {
+  const int rings = down_group_rings(key.h, key.i, key.si, key.k);
+  const int chunks = down_group_chunks(key.i, key.k);
+  return render(kGroupDown, {{"threads", std::to_string(32 * (rings * chunks + 1))},
+                             {"name", group_kernel_name(key)},
+                             {"h", std::to_string(key.h)},
+                             {"i", std::to_string(key.i)},
+                             {"si", std::to_string(key.si)},
+                             {"k", std::to_string(key.k)},
+                             {"rings", std::to_string(rings)},
+                             {"chunks", std::to_string(chunks)}});
+}
+
+}  // namespace moegemv::jit

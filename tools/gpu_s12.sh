@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# Session 12's device runs (records). Build here first (`make gpubin`), carry [".gpubin"]:
+#   tools/gpu_s12.sh 1
+set -u
+out=${OUT:-/tmp/out}
+mkdir -p "$out"
+all=deepseek-v3,glm-4.5,qwen3-next,llama4-maverick
+case "${1:?run number}" in
+  1)  # Does the classic down (tile-major CTAs: one expert's rows for several tokens at about the
+      # same time, so repeats can come from L2) beat the streaming down (token-major units) at
+      # M = 8, 16? Mirrored s c c s, own caches.
+    VARIANTS="s: c:dc_stream=0 c2:dc_stream=0 s2:" MODELS=$all MS=${MS:-1,4,8,16} \
+      ROWS=" down |pair|ceiling" tools/gpu_ab.sh | tee "$out/run1.txt"
+    ;;
+  2)  # v35, the grouped down (down_group.cuh): correct (check at M = 2, 3 with dc_group=2, and
+      # at 8, 16 by default; E = 16 for many repeats, 256 as routed), then n g g n against
+      # dc_group=0 at M = 2..16 (g: from M = 2 on, so M = 2, 4 show where it pays).
+      # (As run, its first check's --m was mangled by the shell: that check did not run.)
+    for tune in dc_group=2 ""; do
+      ms=8,16; [ -n "$tune" ] && ms=2,3
+      MOEGEMV_SEED=12 MOEGEMV_CACHE_DIR=/tmp/cache_chk$tune MOEGEMV_TUNE=$tune timeout 200 .gpubin/moegemv check \
+        --shape 7168:2048:2048:8 --shape 5120:1536:1536:8 --shape 2048:512:512:10 --shape 2048:1408:5632:4 \
+        --m $ms --e 16,256 --replays 2 > "$out/check_${tune:-default}.log" 2>&1
+      echo "check ${tune:-default}: rc=$? $(grep -ac '^PASS' "$out/check_${tune:-default}.log") PASS," \
+        "$(grep -ac '^FAIL' "$out/check_${tune:-default}.log") FAIL, out FAIL $(grep -ac 'out FAIL' "$out/check_${tune:-default}.log")"
+    done
+    VARIANTS="n:dc_group=0 g:dc_group=2 g2:dc_group=2 n2:dc_group=0" MODELS=deepseek-v3,glm-4.5,qwen3-next \
+      MS=${MS:-2,4,8,16} ROWS=" down |pair_pdl|ceiling" tools/gpu_ab.sh | tee "$out/run2.txt"
+    ;;
+  3)  # v35 after run 2 (router weights and alpha2 staged with the item table; default from M = 16
+      # where K >= 8 and I >= 1024): checks (dc_group=2 at M = 2, 3; the default at 16), the [gpu]
+      # tests, then n g g n against dc_group=0 at M = 8, 12, 16 (g: from M = 8 on).
+    MOEGEMV_SEED=13 MOEGEMV_CACHE_DIR=/tmp/cache_g2 MOEGEMV_TUNE=dc_group=2 timeout 200 .gpubin/moegemv check \
+      --shape 7168:2048:2048:8 --shape 5120:1536:1536:8 --shape 2048:512:512:10 --shape 2048:1408:5632:4 \
+      --m 2,3 --e 16,256 --replays 2 > "$out/check_g2.log" 2>&1
+    MOEGEMV_SEED=13 MOEGEMV_CACHE_DIR=/tmp/cache_d timeout 200 .gpubin/moegemv check \
+      --shape 7168:2048:2048:8 --shape 5120:1536:1536:8 --m 16 --e 16,256 --replays 2 > "$out/check_default.log" 2>&1
+    for f in check_g2 check_default; do
+      echo "$f: $(grep -ac '^PASS' "$out/$f.log") PASS, $(grep -ac '^FAIL' "$out/$f.log") FAIL," \
+        "out FAIL $(grep -ac 'out FAIL' "$out/$f.log"), out PASS $(grep -ac 'out PASS' "$out/$f.log")"
+    done
+    MOEGEMV_CACHE_DIR=/tmp/cache_d timeout 300 .gpubin/test_runtime "[gpu]" > "$out/tests.log" 2>&1
+    echo "[gpu] tests: rc=$?"; grep -aE "^test cases|FAILED|^/.*cpp:[0-9]+: FAILED" "$out/tests.log" | head -8
+    VARIANTS="n:dc_group=0 g:dc_group=8 g2:dc_group=8 n2:dc_group=0" MODELS=deepseek-v3,glm-4.5,qwen3-next \
+      MS=${MS:-8,12,16} ROWS=" down |pair|ceiling" tools/gpu_ab.sh | tee "$out/run3.txt"
+    ;;
+esac
