@@ -14,8 +14,10 @@
 // partial sums into the CTA's fp32 table sums[slot][row] (slot: the pair, or M*K + token for the
 // shared expert); with CH <= 2 the adds give (0 + a) + b in either order, the sum the token-major
 // kernel's combiner forms. After every item, the CTA combines each token's rows as SPEC 5 says.
-// The producer warp (lane 0) issues every copy, ring by ring per unit; weights and the item table
-// come from ids and weights only, so they start before griddepcontrol.wait (SPEC 5).
+// The producer warp's lane s fills ring s (run 4, Nsight Compute: with lane 0 issuing every copy
+// in ring order, a ring staging its next item held up the others' refills, and Qwen3-Next's
+// consumers spent 53% of their stall samples waiting for slots); weights and the item table come
+// from ids and weights only, so they start before griddepcontrol.wait (SPEC 5).
 #pragma once
 
 #include "down_group_params.h"
@@ -142,15 +144,19 @@ __device__ __forceinline__ void down_group(const DownParams& p) {
   // Ring s takes items s, s + R, ...; its unit v is item s + R * (v / nt), tile tb + v % nt.
   auto ring_units = [&](int s) { return items > s ? (items - s + R - 1) / R * nt : 0; };
 
-  if (warp == W) {  // producer
+  if (warp == W) {  // producer: lane s fills ring s, so no ring waits for another's slot
     const unsigned long long pol = ptx::evict_first_policy();
     const unsigned int slots = ptx::shared_addr(slot_mem);
-    for (int v = 0; lane == 0 && v < ring_units(0); ++v) {
-      for (int s = 0; s < R; ++s) {
-        if (v >= ring_units(s)) break;
-        const Item it(p, index, s + R * (v / nt));
-        down_fill_rows<S::kSlotBytes>(bars, slots, true, it.w, (tb + v % nt) * 8, it.len,
-                                      [&] { return wait_free<D>(bars, s, v); }, pol);
+    const int units = lane < R ? ring_units(lane) : 0;
+    for (int v = 0; __any_sync(0xffffffffu, v < units);) {
+      if (v < units) {
+        const RingPos<D> pos(v);
+        const int slot = lane * D + pos.slot;
+        if (ptx::mbar_try_wait_for(bars.empty(slot), pos.parity ^ 1, kProducerPollNs)) {
+          const Item it(p, index, lane + R * (v / nt));
+          down_issue<S::kSlotBytes>(bars, slots, slot, down_copy(it.w, (tb + v % nt) * 8, it.len, true), pol);
+          ++v;
+        }
       }
     }
   } else {  // consumers of ring s

@@ -15,12 +15,13 @@ sections="--section SpeedOfLight --section MemoryWorkloadAnalysis --section Sche
   --section WarpStateStats --section Occupancy --section LaunchStats --section ComputeWorkloadAnalysis"
 bench=(.gpubin/moegemv bench --model "$model" --m "$m" --batches 1 --replays 1)
 for kernel in ${KERNELS:-gate_up down_combine}; do
+  name=${kernel//[^a-zA-Z0-9_]/_}  # a regex in KERNELS: a plain file name
   timeout 200 "$ncu" --clock-control none --graph-profiling node $sections \
-    -k regex:"moegemv_$kernel" -c 1 "${bench[@]}" > "$out/ncu_${tag}_$kernel.txt" 2>&1
+    -k regex:"moegemv_$kernel" -c 1 "${bench[@]}" > "$out/ncu_${tag}_$name.txt" 2>&1
   timeout 200 "$ncu" --clock-control none --graph-profiling node --section SourceCounters \
     -k regex:"moegemv_$kernel" -c 1 --page source --print-source sass --csv "${bench[@]}" \
-    > "$out/ncu_src_${tag}_$kernel.csv" 2>&1
+    > "$out/ncu_src_${tag}_$name.csv" 2>&1
   echo "== $tag $kernel"
   grep -E "Duration|DRAM Throughput|Issue Slots Busy|No Eligible|Registers Per|Warp Cycles Per Issued|Achieved Occupancy|SM Frequency" \
-    "$out/ncu_${tag}_$kernel.txt" | awk '{$1=$1; print "  " $0}'
+    "$out/ncu_${tag}_$name.txt" | awk '{$1=$1; print "  " $0}'
 done

@@ -44,4 +44,18 @@ case "${1:?run number}" in
     VARIANTS="n:dc_group=0 g:dc_group=8 g2:dc_group=8 n2:dc_group=0" MODELS=deepseek-v3,glm-4.5,qwen3-next \
       MS=${MS:-8,12,16} ROWS=" down |pair|ceiling" tools/gpu_ab.sh | tee "$out/run3.txt"
     ;;
+  4)  # Nsight Compute on the grouped down: Qwen3-Next M = 16 (dc_group=2; 2.3x slower than the
+      # token-major kernel in runs 2-3) and DeepSeek-V3 M = 16 (default), and the token-major
+      # DeepSeek-V3 down at M = 16 for comparison.
+    MOEGEMV_TUNE=dc_group=2 KERNELS="down_combine.*_group" tools/gpu_profile.sh qwen3-next 16 q16g
+    KERNELS="down_combine.*_group" tools/gpu_profile.sh deepseek-v3 16 ds16g
+    [ -n "${SKIP_N:-}" ] || MOEGEMV_TUNE=dc_group=0 MOEGEMV_CACHE_DIR=/tmp/cache_n KERNELS="down_combine" tools/gpu_profile.sh deepseek-v3 16 ds16n
+    ;;
+  5)  # v35b: one producer lane per ring (run 4: the in-order producer made rings wait for each
+      # other). n g g n against dc_group=0, g from M = 2 on; then the [gpu] tests.
+    VARIANTS="n:dc_group=0 g:dc_group=2 g2:dc_group=2 n2:dc_group=0" MODELS=deepseek-v3,glm-4.5,qwen3-next \
+      MS=${MS:-2,4,8,12,16} ROWS=" down |pair_pdl|ceiling" tools/gpu_ab.sh | tee "$out/run5.txt"
+    MOEGEMV_CACHE_DIR=/tmp/cache_d timeout 300 .gpubin/test_runtime "[gpu]" > "$out/tests.log" 2>&1
+    echo "[gpu] tests: rc=$?"; grep -aE "^test cases|^/.*cpp:[0-9]+: FAILED" "$out/tests.log" | head -8
+    ;;
 esac
