@@ -58,4 +58,12 @@ case "${1:?run number}" in
     MOEGEMV_CACHE_DIR=/tmp/cache_d timeout 300 .gpubin/test_runtime "[gpu]" > "$out/tests.log" 2>&1
     echo "[gpu] tests: rc=$?"; grep -aE "^test cases|^/.*cpp:[0-9]+: FAILED" "$out/tests.log" | head -8
     ;;
+  6)  # v35c: the shared expert's items first (read together by all rings at the start); the
+      # producer in ring order (o) or one lane per ring (l, dc_lanes=1), against the token-major
+      # down (n): n o l l o n at M = 8, 12, 16; Qwen3-Next (lanes by default there) n g g n.
+    VARIANTS="n:dc_group=0 o:dc_group=8 l:dc_group=8,dc_lanes=1 l2:dc_group=8,dc_lanes=1 o2:dc_group=8 n2:dc_group=0" \
+      MODELS=deepseek-v3,glm-4.5 MS=${MS:-8,12,16} ROWS=" down |pair_pdl|ceiling" tools/gpu_ab.sh | tee "$out/run6.txt"
+    VARIANTS="n:dc_group=0 g:dc_group=8 g2:dc_group=8 n2:dc_group=0" \
+      MODELS=qwen3-next MS=${MS:-8,12,16} ROWS=" down |pair_pdl|ceiling" tools/gpu_ab.sh | tee -a "$out/run6.txt"
+    ;;
 esac
