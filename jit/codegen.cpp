@@ -363,7 +363,7 @@ std::string generate_source(const Key& key, const std::string& arch, const std::
       values["chunks"] = std::to_string(c.chunks);
     }
     std::string source = render(gate_up ? kStreamGateUp : kStreamDown, values);
-    if (!gate_up && c.group) source += group_kernel_source(key);
+    if (!gate_up && c.group) source += group_kernel_source(key, c);
     return source;
   }
   std::map<std::string, std::string> values = {

@@ -19,9 +19,10 @@ std::string kernel_name(const Key& key);
 std::string single_token_kernel_name(const Key& key);
 bool has_single_token_kernel(const KernelConfig& config);
 /// The streaming down's second kernel, repeated experts grouped (templates/down_group.cuh), run
-/// from M = config.group to kDownGroupMaxM: "<kernel_name>_group", and its instantiation.
+/// from M = config.group to kDownGroupMaxM: "<kernel_name>_group", and its instantiation (its
+/// producer one lane per ring where config.lanes or down_group_lanes_default says so).
 std::string group_kernel_name(const Key& key);
-std::string group_kernel_source(const Key& key);
+std::string group_kernel_source(const Key& key, const KernelConfig& config);
 
 /// The kernel configuration for key: templates/params.h defaults, then `tune` overrides
 /// ("gu_warps=8,dc_direct=1,..."; ArgumentError naming MOEGEMV_TUNE on a bad entry).

@@ -15,7 +15,7 @@ constexpr const char* kGroupDown = R"(
 
 extern "C" __global__ void __launch_bounds__({{threads}}, 1)
 {{name}}(const __grid_constant__ moegemv::DownParams p) {
-  moegemv::down_group<{{h}}, {{i}}, {{si}}, {{k}}, {{rings}}, {{chunks}}>(p);
+  moegemv::down_group<{{h}}, {{i}}, {{si}}, {{k}}, {{rings}}, {{chunks}}, {{lanes}}>(p);
 }
 )";
 
@@ -23,7 +23,7 @@ extern "C" __global__ void __launch_bounds__({{threads}}, 1)
 
 std::string group_kernel_name(const Key& key) { return kernel_name(key) + "_group"; }
 
-std::string group_kernel_source(const Key& key) {
+std::string group_kernel_source(const Key& key, const KernelConfig& config) {
   const int rings = down_group_rings(key.h, key.i, key.si, key.k);
   const int chunks = down_group_chunks(key.i, key.k);
   return render(kGroupDown, {{"threads", std::to_string(32 * (rings * chunks + 1))},
@@ -33,7 +33,8 @@ std::string group_kernel_source(const Key& key) {
                              {"si", std::to_string(key.si)},
                              {"k", std::to_string(key.k)},
                              {"rings", std::to_string(rings)},
-                             {"chunks", std::to_string(chunks)}});
+                             {"chunks", std::to_string(chunks)},
+                             {"lanes", config.lanes || down_group_lanes_default(key.i) ? "true" : "false"}});
 }
 
 }  // namespace moegemv::jit

@@ -14,11 +14,12 @@
 // partial sums into the CTA's fp32 table sums[slot][row] (slot: the pair, or M*K + token for the
 // shared expert); with CH <= 2 the adds give (0 + a) + b in either order, the sum the token-major
 // kernel's combiner forms. After every item, the CTA combines each token's rows as SPEC 5 says.
-// The producer warp's lane 0 issues every copy in ring order, or (MOEGEMV_DC_LANES, the streaming
-// down's knob) lane s fills ring s on its own (run 4, Nsight Compute: in ring order, a ring staging
-// its next item holds up the others' refills; Qwen3-Next's consumers spent 53% of their stall
-// samples waiting for slots). Weights and the item table come from ids and weights only, so they
-// start before griddepcontrol.wait (SPEC 5).
+// The producer warp's lane 0 issues every copy in ring order, or (kLanes) lane s fills ring s on
+// its own (run 4, Nsight Compute: in ring order, a ring staging its next item holds up the others'
+// refills; Qwen3-Next's consumers spent 53% of their stall samples waiting for slots; runs 5-6:
+// lanes -15% on GLM-4.5's down at M=16, none on DeepSeek-V3's; down_group_lanes_default). Weights
+// and the item table come from ids and weights only, so they start before griddepcontrol.wait
+// (SPEC 5).
 #pragma once
 
 #include "down_group_params.h"
@@ -35,11 +36,9 @@ struct DownGroupIndex {
   float* tw;      // [M*K] router weights (written before gate_up started, SPEC 5)
   float* alpha2;  // [M*K] the pair's expert's alpha2 (0 where skipped or bad)
 
-  // All threads (three barriers): first the shared expert's tokens, kDownGroupMembers per item,
-  // then the routed heads (the pairs whose rank among their expert's pairs is a multiple of
-  // kDownGroupMembers) in ascending pair order. The shared items come first so that the rings
-  // read the shared expert's rows together at the start, one ring from DRAM and the others from
-  // L2 (run 5: with each ring's copies issued on its own, rings drift apart later on).
+  // All threads (three barriers): heads are the pairs whose rank among their expert's pairs is a
+  // multiple of kDownGroupMembers, in ascending pair order; then the shared expert's tokens,
+  // kDownGroupMembers per item (run 6: first instead, DeepSeek-V3's down gained nothing).
   template <int K, int SI>
   __device__ __forceinline__ void build(const DownParams& p) const {
     const int pairs = p.m * K;
@@ -64,20 +63,17 @@ struct DownGroupIndex {
       second[q] = next;
     }
     __syncthreads();
-    const int shared_items = SI > 0 ? ceil_div(p.m, kDownGroupMembers) : 0;
     for (int q = threadIdx.x; q < pairs; q += blockDim.x) {
       if (second[q] == -2) continue;
-      int index = shared_items;
+      int index = 0;
       for (int x = 0; x < q; ++x) index += second[x] != -2;
       items[index] = make_int2(q, second[q]);
     }
-    for (int i = threadIdx.x; i < shared_items; i += blockDim.x) {
-      const int t = kDownGroupMembers * i;
-      items[i] = make_int2(pairs + t, t + 1 < p.m ? pairs + t + 1 : -1);
-    }
     if (threadIdx.x == 0) {
-      int n = shared_items;
+      int n = 0;
       for (int x = 0; x < pairs; ++x) n += second[x] != -2;
+      for (int t = 0; SI > 0 && t < p.m; t += kDownGroupMembers, ++n)
+        items[n] = make_int2(pairs + t, t + 1 < p.m ? pairs + t + 1 : -1);
       *count = n;
     }
     __syncthreads();
@@ -119,7 +115,7 @@ struct DownGroupItem {
   }
 };
 
-template <int H, int I, int SI, int K, int R, int CH>
+template <int H, int I, int SI, int K, int R, int CH, bool kLanes>
 __device__ __forceinline__ void down_group(const DownParams& p) {
   using S = DownStream<H, I, SI, K, CH, kDownGroupSlots>;
   using Item = DownGroupItem<H, I, SI, K>;
@@ -151,7 +147,7 @@ __device__ __forceinline__ void down_group(const DownParams& p) {
   // Ring s takes items s, s + R, ...; its unit v is item s + R * (v / nt), tile tb + v % nt.
   auto ring_units = [&](int s) { return items > s ? (items - s + R - 1) / R * nt : 0; };
 
-  if (warp == W && !MOEGEMV_DC_LANES) {  // producer: lane 0 issues every copy, ring by ring per unit
+  if (warp == W && !kLanes) {  // producer: lane 0 issues every copy, ring by ring per unit
     const unsigned long long pol = ptx::evict_first_policy();
     const unsigned int slots = ptx::shared_addr(slot_mem);
     for (int v = 0; lane == 0 && v < ring_units(0); ++v) {
@@ -161,7 +157,7 @@ __device__ __forceinline__ void down_group(const DownParams& p) {
                                       [&] { return wait_free<D>(bars, s, v); }, pol);
       }
     }
-  } else if (warp == W) {  // producer (MOEGEMV_DC_LANES): lane s fills ring s on its own
+  } else if (warp == W) {  // producer (kLanes): lane s fills ring s on its own
     const unsigned long long pol = ptx::evict_first_policy();
     const unsigned int slots = ptx::shared_addr(slot_mem);
     const int units = lane < R ? ring_units(lane) : 0;

@@ -56,11 +56,17 @@ MOEGEMV_HD constexpr int down_group_rings(int h, int i, int si, int k) {
   while (rings > 0 && down_group_smem_bytes(h, i, si, k, rings, kDownGroupSizingCtas) > kMaxSmemBytes) --rings;
   return rings;
 }
-// From which M the grouped down runs by default (0: never). Session 12, run 2 (n g g n against the
-// token-major kernel, the grouped one from M = 2 on): the down at M = 16 -7% on DeepSeek-V3 and
-// -9% on GLM-4.5, at M = 8 -1..+5%, at M = 2, 4 +10..+21%; Qwen3-Next (I = 512, where the
-// token-major kernel runs two 11-warp CTAs per SM) 2x slower at every M. So only where K >= 8 and
-// I >= 1024, from M = 16 (M = 9..15 not measured yet).
-MOEGEMV_HD constexpr int down_group_default(int i, int k) { return k >= 8 && i >= 1024 ? 16 : 0; }
+// From which M the grouped down runs by default (0: never), and its producer (one lane per ring,
+// or lane 0 in ring order). Session 12, against the token-major kernel in the same run (docs/PERF.md):
+// DeepSeek-V3 (I = 2048) in ring order, from M = 16: the down -7% (runs 2, 3), at M = 12 +-3%,
+// at M = 8 +4..+7%; one lane per ring no gain (runs 5, 6). GLM-4.5 (I = 1536) one lane per ring,
+// from M = 12: the down -11% at M = 12 and -15% at M = 16 (run 6; in ring order -1.5% and -7%),
+// +2% at M = 8. Below M = 8 it is slower on both (+7..+21%, runs 2, 5): few repeats, and 14-18
+// consumer warps instead of the token-major kernel's 18. Qwen3-Next (I = 512) 1.3-2.3x slower at
+// every M (its items are 2 units per CTA: staging each item's act rows dominates): never there.
+MOEGEMV_HD constexpr int down_group_default(int i, int k) {
+  return k >= 8 && i >= 1024 ? (i >= 2048 ? 16 : 12) : 0;
+}
+MOEGEMV_HD constexpr bool down_group_lanes_default(int i) { return i < 2048; }
 
 }  // namespace moegemv

@@ -66,4 +66,22 @@ case "${1:?run number}" in
     VARIANTS="n:dc_group=0 g:dc_group=8 g2:dc_group=8 n2:dc_group=0" \
       MODELS=qwen3-next MS=${MS:-8,12,16} ROWS=" down |pair_pdl|ceiling" tools/gpu_ab.sh | tee -a "$out/run6.txt"
     ;;
+  7)  # Closing run of v35 (final defaults: DeepSeek-V3 from M = 16 in ring order, GLM-4.5 from
+      # M = 12 with a producer lane per ring; shared items last): checks, [gpu] tests, n d d n
+      # against dc_group=0 at M = 12, 16, then the full default bench (JSON) for PERF.md's table.
+    MOEGEMV_SEED=17 MOEGEMV_CACHE_DIR=/tmp/cache_d timeout 200 .gpubin/moegemv check \
+      --shape 7168:2048:2048:8 --shape 5120:1536:1536:8 --m 12,16 --e 16,256 --replays 2 > "$out/check_default.log" 2>&1
+    MOEGEMV_SEED=17 MOEGEMV_CACHE_DIR=/tmp/cache_l MOEGEMV_TUNE=dc_group=2,dc_lanes=1 timeout 200 .gpubin/moegemv check \
+      --shape 7168:2048:2048:8 --shape 2048:512:512:10 --m 3,9 --e 16 --replays 2 > "$out/check_lanes.log" 2>&1
+    for f in check_default check_lanes; do
+      echo "$f: $(grep -ac '^PASS' "$out/$f.log") PASS, $(grep -ac '^FAIL' "$out/$f.log") FAIL," \
+        "out FAIL $(grep -ac 'out FAIL' "$out/$f.log"), out PASS $(grep -ac 'out PASS' "$out/$f.log")"
+    done
+    MOEGEMV_CACHE_DIR=/tmp/cache_d timeout 300 .gpubin/test_runtime "[gpu]" > "$out/tests.log" 2>&1
+    echo "[gpu] tests: rc=$?"; grep -aE "^test cases" "$out/tests.log"
+    VARIANTS="n:dc_group=0 d: d2: n2:dc_group=0" MODELS=deepseek-v3,glm-4.5 MS=12,16 \
+      ROWS=" down |pair|ceiling" tools/gpu_ab.sh | tee "$out/run7.txt"
+    MOEGEMV_CACHE_DIR=/tmp/cache_d timeout 250 .gpubin/moegemv bench --json "$out/s12_final.json" > "$out/s12_final.log" 2>&1
+    echo "bench rc=$?"; grep -aE "pair_pdl|ceiling" "$out/s12_final.log" | head -30
+    ;;
 esac

@@ -18,9 +18,9 @@ const Key kQwenNext{Kind::kDownCombine, 2048, 512, 512, 10};
 const Key kLlama4{Kind::kDownCombine, 5120, 8192, 8192, 1};
 }  // namespace
 
-TEST_CASE("the grouped down is on from M = 16 where K >= 8 and I >= 1024, and tunable", "[codegen]") {
+TEST_CASE("the grouped down is on from M = 12 or 16 where K >= 8 and I >= 1024, and tunable", "[codegen]") {
   CHECK(jit::kernel_config(kDeepSeek, "").group == 16);
-  CHECK(jit::kernel_config(kGlm, "").group == 16);
+  CHECK(jit::kernel_config(kGlm, "").group == 12);
   CHECK(jit::kernel_config(kQwenNext, "").group == 0);  // run 2: 2x slower there
   CHECK(jit::kernel_config(kLlama4, "").group == 0);
   CHECK(jit::kernel_config(kQwenNext, "dc_group=2").group == 2);
@@ -55,11 +55,14 @@ TEST_CASE("the grouped down is a second kernel of the streaming down's module", 
   CHECK(ds.find("down_stream<7168, 2048, 2048, 8, 2, 2>(p)") != std::string::npos);
   CHECK(ds.find("moegemv_down_combine_7168_2048_2048_8_group(") != std::string::npos);
   CHECK(ds.find("__launch_bounds__(480, 1)") != std::string::npos);  // 7 rings x 2 warps + producer
-  CHECK(ds.find("down_group<7168, 2048, 2048, 8, 7, 2>(p)") != std::string::npos);
+  CHECK(ds.find("down_group<7168, 2048, 2048, 8, 7, 2, false>(p)") != std::string::npos);  // ring order
+  CHECK(jit::generate_source(kDeepSeek, "sm_90", "dc_lanes=1").find("8, 7, 2, true>(p)") != std::string::npos);
+  CHECK(jit::generate_source(kGlm, "sm_90", "").find("down_group<5120, 1536, 1536, 8, 9, 2, true>(p)") !=
+        std::string::npos);  // one producer lane per ring
   CHECK(ds.find("MOEGEMV_GU_GROUP") == std::string::npos);  // gate_up's macro stays in gate_up
   CHECK(jit::generate_source(kDeepSeek, "sm_90", "dc_group=0").find("_group") == std::string::npos);
   CHECK(jit::generate_source(kQwenNext, "sm_90", "").find("_group") == std::string::npos);
-  CHECK(jit::generate_source(kQwenNext, "sm_90", "dc_group=2").find("down_group<2048, 512, 512, 10, 14, 1>(p)") !=
+  CHECK(jit::generate_source(kQwenNext, "sm_90", "dc_group=2").find("down_group<2048, 512, 512, 10, 14, 1, true>(p)") !=
         std::string::npos);
 }
 
