@@ -84,4 +84,10 @@ case "${1:?run number}" in
     MOEGEMV_CACHE_DIR=/tmp/cache_d timeout 250 .gpubin/moegemv bench --json "$out/s12_final.json" > "$out/s12_final.log" 2>&1
     echo "bench rc=$?"; grep -aE "pair_pdl|ceiling" "$out/s12_final.log" | head -30
     ;;
+  8)  # With the grouped down, the pair with PDL lost to the pair without at M = 16 (run 7: 29 us on
+      # DeepSeek-V3, 16 on GLM-4.5). Does launching the next kernel only at the down's end
+      # (dc_launch=2) remove that? d e e d at M = 12, 16.
+    VARIANTS="d: e:dc_launch=2 e2:dc_launch=2 d2:" MODELS=deepseek-v3,glm-4.5 MS=12,16 \
+      ROWS="pair|ceiling" tools/gpu_ab.sh | tee "$out/run8.txt"
+    ;;
 esac
