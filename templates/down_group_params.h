@@ -60,7 +60,7 @@ MOEGEMV_HD constexpr int down_group_rings(int h, int i, int si, int k) {
 // or lane 0 in ring order). Session 12, against the token-major kernel in the same run (docs/PERF.md):
 // DeepSeek-V3 (I = 2048) in ring order, from M = 16: the down -7% (runs 2, 3), at M = 12 +-3%,
 // at M = 8 +4..+7%; one lane per ring no gain (runs 5, 6). GLM-4.5 (I = 1536) one lane per ring,
-// from M = 12: the down -11% at M = 12 and -15% at M = 16 (run 6; in ring order -1.5% and -7%),
+// from M = 12: the down -10.5% at M = 12 and -15.7% at M = 16 (run 6; in ring order -1% and -7%),
 // +2% at M = 8. Below M = 8 it is slower on both (+7..+21%, runs 2, 5): few repeats, and 14-18
 // consumer warps instead of the token-major kernel's 18. Qwen3-Next (I = 512) 1.3-2.3x slower at
 // every M (its items are 2 units per CTA: staging each item's act rows dominates): never there.
