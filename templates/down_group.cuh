@@ -10,10 +10,13 @@
 // t's row sum in D[g][2t] + D[g+8][2t+1].
 //
 // Items go round-robin to R rings of kDownGroupSlots slots, CH consumer warps each; a ring's
-// warps stage their item's member act rows together (named barrier 2 + ring) and add their
-// partial sums into the CTA's fp32 table sums[slot][row] (slot: the pair, or M*K + token for the
-// shared expert); with CH <= 2 the adds give (0 + a) + b in either order, the sum the token-major
-// kernel's combiner forms. After every item, the CTA combines each token's rows as SPEC 5 says.
+// warps stage their item's member act rows together (named barrier 2 + ring); per unit the
+// second warp hands its partial sums to the first through a double buffer (the same barrier),
+// which forms SPEC 5's y (the token-major combiner's (0 + a) + b, then alpha2 or the shared
+// expert's global scale, rounded to bf16) into the CTA's table y[slot][row] (slot: the pair, or
+// M*K + token for the shared expert). After every item, the CTA combines each token's rows.
+// (Run 4: the first form, fp32 adds into shared memory, was a CAS loop on sm_90 and its fp32 table
+// left DeepSeek-V3 7 rings; the bf16 table fits 8.)
 // The producer warp's lane 0 issues every copy in ring order, or (kLanes) lane s fills ring s on
 // its own (run 4, Nsight Compute: in ring order, a ring staging its next item holds up the others'
 // refills; Qwen3-Next's consumers spent 53% of their stall samples waiting for slots; runs 5-6:
@@ -132,17 +135,18 @@ __device__ __forceinline__ void down_group(const DownParams& p) {
   int* count = index_mem + 2 * PM + 2 * (PM + kDownGroupMaxM);
   const DownGroupIndex index{index_mem, index_mem + PM, reinterpret_cast<int2*>(index_mem + 2 * PM), count,
                              reinterpret_cast<float*>(count + 4), reinterpret_cast<float*>(count + 4) + PM};
-  float* sums = reinterpret_cast<float*>(reinterpret_cast<unsigned char*>(index_mem) +
-                                         down_group_index_bytes(K));
+  float* handover = reinterpret_cast<float*>(reinterpret_cast<unsigned char*>(index_mem) +
+                                             down_group_index_bytes(K));  // [R][2][G][8]
+  unsigned short* ytab = reinterpret_cast<unsigned short*>(handover + R * 2 * G * 8);
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32, g = lane / 4, t = lane % 4;
   const int row = (g & 1) * 4 + g / 2;  // the lane's row of a unit's 8 (down_stream.cuh)
 
   int tb, te;
   cta_units(S::kTiles, tb, te);
   const int nt = te - tb, rows = down_group_cta_rows(H, gridDim.x), pairs = p.m * K;
-  for (int x = threadIdx.x; x < (pairs + p.m) * rows; x += blockDim.x) sums[x] = 0.0f;
+  const float gssd = SI > 0 ? *p.gssd : 0.0f;  // a weight: before the PDL wait (SPEC 5)
   if (threadIdx.x == 0) bars.init(CH);
-  index.build<K, SI>(p);  // its barriers publish the zeroed sums and the barriers' init too
+  index.build<K, SI>(p);  // its barriers publish the barriers' init too
   const int items = nt > 0 ? *index.count : 0;
   // Ring s takes items s, s + R, ...; its unit v is item s + R * (v / nt), tile tb + v % nt.
   auto ring_units = [&](int s) { return items > s ? (items - s + R - 1) / R * nt : 0; };
@@ -214,14 +218,26 @@ __device__ __forceinline__ void down_group(const DownParams& p) {
                                 (g / 2) * (it.len / 2);
       slot_dot<CH == 1>(lo, lo + it.len / 4, feed.view(v, lane), b, first, n, t, c);
       release(bars, slot);
-      if (t < it.count())
-        atomicAdd(&sums[it.member(t) * rows + (v % nt) * 8 + row], ptx::add_rn(c[0], c[3]));
+      // Lane (g, t < members): member t's partial sum of the unit's row `row`.
+      const float part = ptx::add_rn(c[0], c[3]);
+      float* hand = handover + (s * 2 + (v & 1)) * (G * 8);
+      if (CH > 1) {
+        if (warp % CH == 1 && t < it.count()) hand[t * 8 + row] = part;
+        ptx::named_barrier(kSegmentBar0 + s, CH * 32);
+      }
+      if (warp % CH == 0 && t < it.count()) {
+        float sum = ptx::add_rn(0.0f, part);
+        if (CH > 1) sum = ptx::add_rn(sum, hand[t * 8 + row]);
+        const int slot_y = it.member(t);
+        const float scale = slot_y < pairs ? index.alpha2[slot_y] : gssd;
+        ytab[slot_y * rows + (v % nt) * 8 + row] =
+            ptx::f32_to_bf16(ptx::mul_rn(ptx::mul_rn(sum, nvfp4::kAccUnscale), scale));
+      }
     }
   }
   __syncthreads();
 
-  // SPEC 5's combine of every (token, row) of the CTA from the sums.
-  const float gssd = SI > 0 ? *p.gssd : 0.0f;
+  // SPEC 5's combine of every (token, row) of the CTA from the y table.
   for (int x = threadIdx.x; x < p.m * nt * 8; x += blockDim.x) {
     const int tok = x / (nt * 8), r = x % (nt * 8);
     float acc = 0.0f;
@@ -230,15 +246,9 @@ __device__ __forceinline__ void down_group(const DownParams& p) {
       const int e = index.ids[tok * K + j];
       bad |= e >= p.e;
       if (e < 0 || e >= p.e) continue;
-      const float sum = ptx::mul_rn(sums[(tok * K + j) * rows + r], nvfp4::kAccUnscale);
-      const float y = ptx::bf16_to_f32(ptx::f32_to_bf16(ptx::mul_rn(sum, index.alpha2[tok * K + j])));
-      acc = ptx::fma_rn(y, index.tw[tok * K + j], acc);
+      acc = ptx::fma_rn(ptx::bf16_to_f32(ytab[(tok * K + j) * rows + r]), index.tw[tok * K + j], acc);
     }
-    float ys = 0.0f;
-    if (SI > 0) {
-      const float sum = ptx::mul_rn(sums[(pairs + tok) * rows + r], nvfp4::kAccUnscale);
-      ys = ptx::bf16_to_f32(ptx::f32_to_bf16(ptx::mul_rn(sum, gssd)));
-    }
+    const float ys = SI > 0 ? ptx::bf16_to_f32(ytab[(pairs + tok) * rows + r]) : 0.0f;
     const unsigned short o = ptx::f32_to_bf16(ptx::add_rn(ptx::bf16_to_f32(ptx::f32_to_bf16(acc)), ys));
     p.out[static_cast<long long>(tok) * H + tb * 8 + r] = bad ? 0x7FC0 : o;
   }

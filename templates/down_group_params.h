@@ -15,33 +15,35 @@ constexpr int kDownGroupMembers = 2;
 constexpr int kDownGroupTargetWarps = 18;
 // Rings are at most the named barriers left after 0 and 1 (ids 2..15, one per ring).
 constexpr int kDownGroupMaxRings = 14;
-// CTAs the codegen sizes the sums for (one per SM; the H100 and H200 have 114-132): the launcher
-// checks the real count and leaves the grouped kernel unused where its sums would not fit.
-constexpr int kDownGroupSizingCtas = 100;
+// CTAs the codegen sizes the y table for (one per SM; the H100 and H200 have 114-132): the
+// launcher checks the real count and leaves the grouped kernel unused where it would not fit.
+constexpr int kDownGroupSizingCtas = 114;
 constexpr int kDownGroupSlots = 2;  // slots per ring
 
 MOEGEMV_HD constexpr int down_group_len(int i, int si) { return i > si ? i : si; }
 MOEGEMV_HD constexpr int down_group_max_pairs(int k) { return kDownGroupMaxM * k; }
 // The CTA's rows: a contiguous range of 8-row tiles, at most this many.
 MOEGEMV_HD constexpr int down_group_cta_rows(int h, int ctas) { return 8 * ceil_div(h / 8, ctas); }
-// Warps per ring: 2 where the token-major kernel runs 2 per segment (the sums of a ring's warps
-// meet in fp32 shared-memory adds, an order-free sum only for two terms).
+// Warps per ring: 2 where the token-major kernel runs 2 per segment (a ring's second warp hands
+// its partial sums to the first, so more would need a longer hand-over).
 MOEGEMV_HD constexpr int down_group_chunks(int i, int k) { return down_stream_chunks_min(i, k); }
 // ids, each head's second member, the item table (two int per item), the item count, then the
 // pairs' router weights and alpha2.
 MOEGEMV_HD constexpr int down_group_index_bytes(int k) {
   return ceil_div((4 * down_group_max_pairs(k) + 2 * (down_group_max_pairs(k) + kDownGroupMaxM) + 4) * 4, 16) * 16;
 }
-// Everything but the sums: barriers, weight slots, each ring's member act rows, scale scratch, index.
+// Everything but the y table: barriers, weight slots, each ring's member act rows, scale scratch,
+// index, each ring's double-buffered hand-over of partial sums.
 MOEGEMV_HD constexpr int down_group_static_bytes(int i, int si, int k, int rings, int chunks) {
   return stream_barrier_bytes(2 * rings * kDownGroupSlots) +
          rings * kDownGroupSlots * down_stream_slot_bytes(i, si) +
          rings * kDownGroupMembers * down_group_len(i, si) * 2 +
-         stream_scratch_bytes(rings * chunks, down_stream_max_steps(i, si, chunks)) + down_group_index_bytes(k);
+         stream_scratch_bytes(rings * chunks, down_stream_max_steps(i, si, chunks)) + down_group_index_bytes(k) +
+         rings * 2 * kDownGroupMembers * 8 * 4;
 }
-// fp32 sums per (pair, or token's shared expert) and CTA row.
+// bf16 y per (pair, or token's shared expert) and CTA row.
 MOEGEMV_HD constexpr int down_group_sum_bytes(int h, int k, int ctas) {
-  return (down_group_max_pairs(k) + kDownGroupMaxM) * down_group_cta_rows(h, ctas) * 4;
+  return ceil_div((down_group_max_pairs(k) + kDownGroupMaxM) * down_group_cta_rows(h, ctas) * 2, 16) * 16;
 }
 MOEGEMV_HD constexpr int down_group_smem_bytes(int h, int i, int si, int k, int rings, int ctas) {
   return down_group_static_bytes(i, si, k, rings, down_group_chunks(i, k)) + down_group_sum_bytes(h, k, ctas);

@@ -90,4 +90,24 @@ case "${1:?run number}" in
     VARIANTS="d: e:dc_launch=2 e2:dc_launch=2 d2:" MODELS=deepseek-v3,glm-4.5 MS=12,16 \
       ROWS="pair|ceiling" tools/gpu_ab.sh | tee "$out/run8.txt"
     ;;
+  9)  # v36: the grouped down's partial sums handed over per ring and y kept as bf16 (no CAS-loop
+      # adds; DeepSeek-V3 fits 8 rings, 16 consumer warps). Needs .gpubin/moegemv_v35 (commit
+      # 0c3b1aa's build: v35 as closed in run 7, the docs commit). Checks, [gpu] tests, then
+      # n a b b a n (a: v35, b: v36; both grouped from M = 8) at M = 8, 12, 16.
+    MOEGEMV_SEED=19 MOEGEMV_CACHE_DIR=/tmp/cache_g2 MOEGEMV_TUNE=dc_group=2 timeout 200 .gpubin/moegemv check \
+      --shape 7168:2048:2048:8 --shape 5120:1536:1536:8 --shape 2048:512:512:10 --shape 2048:1408:5632:4 \
+      --m 2,3 --e 16,256 --replays 2 > "$out/check_g2.log" 2>&1
+    MOEGEMV_SEED=19 MOEGEMV_CACHE_DIR=/tmp/cache_d timeout 200 .gpubin/moegemv check \
+      --shape 7168:2048:2048:8 --shape 5120:1536:1536:8 --m 12,16 --e 16,256 --replays 2 > "$out/check_default.log" 2>&1
+    for f in check_g2 check_default; do
+      echo "$f: $(grep -ac '^PASS' "$out/$f.log") PASS, $(grep -ac '^FAIL' "$out/$f.log") FAIL," \
+        "out FAIL $(grep -ac 'out FAIL' "$out/$f.log"), out PASS $(grep -ac 'out PASS' "$out/$f.log")"
+    done
+    MOEGEMV_CACHE_DIR=/tmp/cache_d timeout 300 .gpubin/test_runtime "[gpu]" > "$out/tests.log" 2>&1
+    echo "[gpu] tests: rc=$?"; grep -aE "^test cases" "$out/tests.log"
+    VARIANTS="n:dc_group=0 a@moegemv_v35:dc_group=8 b:dc_group=8 b2:dc_group=8 a2@moegemv_v35:dc_group=8 n2:dc_group=0" \
+      MODELS=deepseek-v3,glm-4.5 MS=8,12,16 ROWS=" down |pair_pdl|ceiling" tools/gpu_ab.sh | tee "$out/run9.txt"
+    VARIANTS="n:dc_group=0 b:dc_group=8 b2:dc_group=8 n2:dc_group=0" \
+      MODELS=qwen3-next MS=16 ROWS=" down |ceiling" tools/gpu_ab.sh | tee -a "$out/run9.txt"
+    ;;
 esac
