@@ -246,6 +246,7 @@ KernelConfig kernel_config(const Key& key, const std::string& tune) {
     else if (field == "order" && gu && value <= 1) c.order = value;
     else if (field == "group" && (value == 0 || (value >= 2 && value <= (gu ? 1024 : kDownGroupMaxM))))
       c.group = value, group_set = true;
+    else if (field == "rings" && !gu && value >= 1 && value <= kDownGroupMaxRings) c.rings = value;
     else if (field == "sahead" && !gu && (value == 1 || value == 2)) c.sahead = value;
     else if (field == "runs" && !gu && (value == 1 || value == 2)) c.runs = value;
     else if (field == "lanes" && !gu && value <= 3) c.lanes = value;
@@ -260,7 +261,7 @@ KernelConfig kernel_config(const Key& key, const std::string& tune) {
     else throw ArgumentError("MOEGEMV_TUNE",
                              "warps 1..32, pipe 1..8, direct 0|1, minb 1..16, l2 0|1, gu_ring 0|1, "
                              "dc_ring 0|1|2, split 0|1, stream 0|1, dc_chunks 1..16, gu_slots 1..8, "
-                             "gu_stage 0|1, gu_order 0|1, gu_group 0|2..1024, dc_group 0|2..16, dc_sahead 1|2, dc_runs 1|2, dc_lanes 0..3, "
+                             "gu_stage 0|1, gu_order 0|1, gu_group 0|2..1024, dc_group 0|2..16, dc_rings 1..14, dc_sahead 1|2, dc_runs 1|2, dc_lanes 0..3, "
                              "dc_early 0|1, dc_launch 0..2, dc_wstage 0..2, gu_m1pipe 0..8, "
                              "gu_m1minb 1..16, maxreg 0|24..255, "
                              "timeline 0|1 (dc_ 0..4: mark points; diagnostic), "

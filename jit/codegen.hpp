@@ -23,6 +23,9 @@ bool has_single_token_kernel(const KernelConfig& config);
 /// producer one lane per ring where config.lanes or down_group_lanes_default says so).
 std::string group_kernel_name(const Key& key);
 std::string group_kernel_source(const Key& key, const KernelConfig& config);
+/// Its rings: config.rings where it fits (ArgumentError naming MOEGEMV_TUNE otherwise), else the
+/// most that fit (down_group_rings).
+int group_rings(const Key& key, const KernelConfig& config);
 
 /// The kernel configuration for key: templates/params.h defaults, then `tune` overrides
 /// ("gu_warps=8,dc_direct=1,..."; ArgumentError naming MOEGEMV_TUNE on a bad entry).

@@ -4,6 +4,7 @@
 
 #include "jit/codegen.hpp"
 #include "jit/render.hpp"
+#include "moegemv/errors.hpp"
 #include "templates/down_group_params.h"
 
 namespace moegemv::jit {
@@ -23,8 +24,19 @@ extern "C" __global__ void __launch_bounds__({{threads}}, 1)
 
 std::string group_kernel_name(const Key& key) { return kernel_name(key) + "_group"; }
 
+int group_rings(const Key& key, const KernelConfig& config) {
+  const int fit = down_group_rings(key.h, key.i, key.si, key.k);
+  if (config.rings == 0 || fit == 0) return fit;
+  if (config.rings > fit)
+    throw ArgumentError("MOEGEMV_TUNE",
+                        fmt::format("dc_rings <= {} on {} (shared memory at {} CTAs)", fit, key.str(),
+                                    kDownGroupSizingCtas),
+                        fmt::format("dc_rings={}", config.rings));
+  return config.rings;
+}
+
 std::string group_kernel_source(const Key& key, const KernelConfig& config) {
-  const int rings = down_group_rings(key.h, key.i, key.si, key.k);
+  const int rings = group_rings(key, config);
   const int chunks = down_group_chunks(key.i, key.k);
   return render(kGroupDown, {{"threads", std::to_string(32 * (rings * chunks + 1))},
                              {"name", group_kernel_name(key)},

@@ -36,7 +36,7 @@ Registry& registry() {
 // The grouped down of a streaming down module: one CTA per SM (at most one per 8-row tile), its
 // table of sums sized for that count; left unused where it does not fit.
 void load_group(LoadedKernel& kernel, const Key& key, const KernelConfig& config, int sms) {
-  const int rings = down_group_rings(key.h, key.i, key.si, key.k);
+  const int rings = jit::group_rings(key, config);
   const int ctas = std::min(sms, key.h / 8);
   const int smem = down_group_smem_bytes(key.h, key.i, key.si, key.k, rings, ctas);
   if (rings == 0 || smem > kMaxSmemBytes) {

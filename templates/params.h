@@ -147,8 +147,9 @@ struct KernelConfig {
   int stage;       // gate_up: 1 = each warp stages only its own slice of x, loads issued before
                    // the ids load, no CTA barrier (MOEGEMV_GU_STAGE)
   int order;       // gate_up: 1 = the shared expert's CTAs first in the grid (MOEGEMV_GU_ORDER)
-  int group;       // gate_up: from M = group on (0: never), pairs sharing an expert are computed
-                   // once as mma columns (MOEGEMV_GU_GROUP, gate_up_group.cuh)
+  int group;       // from M = group on (0: never), pairs sharing an expert are computed once as
+                   // mma columns (gate_up: MOEGEMV_GU_GROUP; the streaming down: down_group.cuh)
+  int rings;       // the grouped down's rings (0: the most that fit, down_group_rings)
   int sahead;      // streaming down_combine: block scales 1 or 2 units ahead (MOEGEMV_DC_SAHEAD,
                    // stream.cuh ScaleFeed); 0 in gate_up
   int knock;       // DIAGNOSTIC ONLY, wrong results: bits of work removed from the classic kernels

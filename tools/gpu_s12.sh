@@ -110,4 +110,14 @@ case "${1:?run number}" in
     VARIANTS="n:dc_group=0 b:dc_group=8 b2:dc_group=8 n2:dc_group=0" \
       MODELS=qwen3-next MS=16 ROWS=" down |ceiling" tools/gpu_ab.sh | tee -a "$out/run9.txt"
     ;;
+  10) # Run 9: v36 helped GLM-4.5's pair with PDL far more than its down alone (-10% vs -14%
+      # down... at M=16; -6.5% at M=8 with a -3.5% down), not DeepSeek-V3's (8 rings, 228 KB of
+      # shared memory). Guess: a smaller grouped CTA lets the next layer's gate_up CTAs share its
+      # SM under PDL. DeepSeek-V3 with 7 rings (203 KB): n r8 r7 r7 r8 n at M = 12, 16 (all from
+      # M = 12 on); GLM-4.5 n g g n at M = 8.
+    VARIANTS="n:dc_group=0 r8:dc_group=12 r7:dc_group=12,dc_rings=7 r7b:dc_group=12,dc_rings=7 r8b:dc_group=12 n2:dc_group=0" \
+      MODELS=deepseek-v3 MS=12,16 ROWS=" down |pair|ceiling" tools/gpu_ab.sh | tee "$out/run10.txt"
+    VARIANTS="n:dc_group=0 g:dc_group=8 g2:dc_group=8 n2:dc_group=0" \
+      MODELS=glm-4.5 MS=8 ROWS=" down |pair|ceiling" tools/gpu_ab.sh | tee -a "$out/run10.txt"
+    ;;
 esac

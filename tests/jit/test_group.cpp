@@ -31,6 +31,12 @@ TEST_CASE("the grouped down is on from M = 12 or 16 where K >= 8 and I >= 1024, 
   CHECK(jit::kernel_config(kDeepSeek, "dc_stream=0,dc_group=8").group == 0);
   CHECK_THROWS_AS(jit::kernel_config(kDeepSeek, "dc_group=1"), ArgumentError);
   CHECK_THROWS_AS(jit::kernel_config(kDeepSeek, "dc_group=17"), ArgumentError);
+  // dc_rings picks fewer rings than fit; more is an error naming the knob.
+  CHECK(jit::group_rings(kDeepSeek, jit::kernel_config(kDeepSeek, "")) == 8);
+  CHECK(jit::group_rings(kDeepSeek, jit::kernel_config(kDeepSeek, "dc_rings=7")) == 7);
+  CHECK(jit::generate_source(kDeepSeek, "sm_90", "dc_rings=7").find("8, 7, 2, false>(p)") != std::string::npos);
+  CHECK_THROWS_WITH(jit::generate_source(kDeepSeek, "sm_90", "dc_rings=9"), Catch::Contains("dc_rings=9"));
+  CHECK_THROWS_AS(jit::kernel_config(kDeepSeek, "dc_rings=15"), ArgumentError);
 }
 
 TEST_CASE("the grouped down's rings fit shared memory at the sizing and the H200's CTA counts", "[codegen]") {
