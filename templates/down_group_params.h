@@ -60,14 +60,14 @@ MOEGEMV_HD constexpr int down_group_rings(int h, int i, int si, int k) {
 }
 // From which M the grouped down runs by default (0: never), and its producer (one lane per ring,
 // or lane 0 in ring order). Session 12, against the token-major kernel in the same run (docs/PERF.md):
-// DeepSeek-V3 (I = 2048) in ring order, from M = 16: the down -7% (runs 2, 3), at M = 12 +-3%,
-// at M = 8 +4..+7%; one lane per ring no gain (runs 5, 6). GLM-4.5 (I = 1536) one lane per ring,
-// from M = 12: the down -10.5% at M = 12 and -15.7% at M = 16 (run 6; in ring order -1% and -7%),
-// +2% at M = 8. Below M = 8 it is slower on both (+7..+21%, runs 2, 5): few repeats, and 14-18
-// consumer warps instead of the token-major kernel's 18. Qwen3-Next (I = 512) 1.3-2.3x slower at
+// DeepSeek-V3 (I = 2048) in ring order, from M = 16: v35 the down -1..-7.6% (runs 2, 3, 7, 9), v36
+// -0.7..-3.7% (runs 9, 10), pair with PDL -2..-3% and +1% (run 9); at M = 12 the down -1..-4% but
+// the pair with PDL +0.4..+1.3% (run 10), at M = 8 +5%. GLM-4.5 (I = 1536) one lane per ring,
+// from M = 8: v36 pair with PDL -5.5..-6.5% at M = 8, -8% at M = 12, -10% at M = 16 (runs 9, 10).
+// Below M = 8 slower on both (v35: +7..+21%, runs 2, 5). Qwen3-Next (I = 512) 1.4-2.3x slower at
 // every M (its items are 2 units per CTA: staging each item's act rows dominates): never there.
 MOEGEMV_HD constexpr int down_group_default(int i, int k) {
-  return k >= 8 && i >= 1024 ? (i >= 2048 ? 16 : 12) : 0;
+  return k >= 8 && i >= 1024 ? (i >= 2048 ? 16 : 8) : 0;
 }
 MOEGEMV_HD constexpr bool down_group_lanes_default(int i) { return i < 2048; }
 

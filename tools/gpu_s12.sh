@@ -120,4 +120,9 @@ case "${1:?run number}" in
     VARIANTS="n:dc_group=0 g:dc_group=8 g2:dc_group=8 n2:dc_group=0" \
       MODELS=glm-4.5 MS=8 ROWS=" down |pair|ceiling" tools/gpu_ab.sh | tee -a "$out/run10.txt"
     ;;
+  11) # Closing bench of the session (v36; grouped down from M = 16 on DeepSeek-V3, from M = 8 on
+      # GLM-4.5): the full default bench (JSON) for PERF.md's table and the plot.
+    MOEGEMV_CACHE_DIR=/tmp/cache_d timeout 300 .gpubin/moegemv bench --json "$out/s12_close.json" > "$out/s12_close.log" 2>&1
+    echo "bench rc=$?"; grep -aE "pair_pdl" "$out/s12_close.log" | head -30
+    ;;
 esac
