@@ -34,7 +34,7 @@ Registry& registry() {
 }
 
 // The grouped down of a streaming down module: one CTA per SM (at most one per 8-row tile), its
-// table of sums sized for that count; left unused where it does not fit.
+// y table sized for that count; left unused where its shared memory does not fit.
 void load_group(LoadedKernel& kernel, const Key& key, const KernelConfig& config, int sms) {
   const int rings = jit::group_rings(key, config);
   const int ctas = std::min(sms, key.h / 8);
