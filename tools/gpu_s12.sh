@@ -125,4 +125,9 @@ case "${1:?run number}" in
     MOEGEMV_CACHE_DIR=/tmp/cache_d timeout 300 .gpubin/moegemv bench --json "$out/s12_close.json" > "$out/s12_close.log" 2>&1
     echo "bench rc=$?"; grep -aE "pair_pdl" "$out/s12_close.log" | head -30
     ;;
+  12) # v36 below the defaults: GLM-4.5's pair with PDL gained more than its down alone (runs 9-10);
+      # does that hold at M = 2, 4 (v35 there: down +10..+13%)? n g g n with g from M = 2.
+    VARIANTS="n:dc_group=0 g:dc_group=2 g2:dc_group=2 n2:dc_group=0" MODELS=glm-4.5,deepseek-v3 MS=2,4 \
+      ROWS=" down |pair|ceiling" tools/gpu_ab.sh | tee "$out/run12.txt"
+    ;;
 esac
