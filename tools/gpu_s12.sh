@@ -130,4 +130,12 @@ case "${1:?run number}" in
     VARIANTS="n:dc_group=0 g:dc_group=2 g2:dc_group=2 n2:dc_group=0" MODELS=glm-4.5,deepseek-v3 MS=2,4 \
       ROWS=" down |pair|ceiling" tools/gpu_ab.sh | tee "$out/run12.txt"
     ;;
+  13) # The final build: [gpu] tests, and GLM-4.5 at its new default threshold (M = 8) checked.
+    MOEGEMV_SEED=23 MOEGEMV_CACHE_DIR=/tmp/cache_d timeout 120 .gpubin/moegemv check \
+      --shape 5120:1536:1536:8 --shape 7168:2048:2048:8 --m 8,16 --e 16,256 --replays 2 > "$out/check_final.log" 2>&1
+    echo "check_final: $(grep -ac '^PASS' "$out/check_final.log") PASS, $(grep -ac '^FAIL' "$out/check_final.log") FAIL," \
+      "out FAIL $(grep -ac 'out FAIL' "$out/check_final.log"), out PASS $(grep -ac 'out PASS' "$out/check_final.log")"
+    MOEGEMV_CACHE_DIR=/tmp/cache_d timeout 200 .gpubin/test_runtime "[gpu]" > "$out/tests.log" 2>&1
+    echo "[gpu] tests: rc=$?"; grep -aE "^test cases" "$out/tests.log"
+    ;;
 esac
