@@ -5,6 +5,13 @@ set -u
 out=${OUT:-/tmp/out}
 mkdir -p "$out"
 all=deepseek-v3,glm-4.5,qwen3-next,llama4-maverick
+# One line per check log in $out: its PASS / FAIL op checks and its `out` verdicts.
+check_summary() {
+  for f; do
+    echo "$f: $(grep -ac '^PASS' "$out/$f.log") PASS, $(grep -ac '^FAIL' "$out/$f.log") FAIL," \
+      "out FAIL $(grep -ac 'out FAIL' "$out/$f.log"), out PASS $(grep -ac 'out PASS' "$out/$f.log")"
+  done
+}
 case "${1:?run number}" in
   1)  # Does the classic down (tile-major CTAs: one expert's rows for several tokens at about the
       # same time, so repeats can come from L2) beat the streaming down (token-major units) at
@@ -35,10 +42,7 @@ case "${1:?run number}" in
       --m 2,3 --e 16,256 --replays 2 > "$out/check_g2.log" 2>&1
     MOEGEMV_SEED=13 MOEGEMV_CACHE_DIR=/tmp/cache_d timeout 200 .gpubin/moegemv check \
       --shape 7168:2048:2048:8 --shape 5120:1536:1536:8 --m 16 --e 16,256 --replays 2 > "$out/check_default.log" 2>&1
-    for f in check_g2 check_default; do
-      echo "$f: $(grep -ac '^PASS' "$out/$f.log") PASS, $(grep -ac '^FAIL' "$out/$f.log") FAIL," \
-        "out FAIL $(grep -ac 'out FAIL' "$out/$f.log"), out PASS $(grep -ac 'out PASS' "$out/$f.log")"
-    done
+    check_summary check_g2 check_default
     MOEGEMV_CACHE_DIR=/tmp/cache_d timeout 300 .gpubin/test_runtime "[gpu]" > "$out/tests.log" 2>&1
     echo "[gpu] tests: rc=$?"; grep -aE "^test cases|FAILED|^/.*cpp:[0-9]+: FAILED" "$out/tests.log" | head -8
     VARIANTS="n:dc_group=0 g:dc_group=8 g2:dc_group=8 n2:dc_group=0" MODELS=deepseek-v3,glm-4.5,qwen3-next \
@@ -73,10 +77,7 @@ case "${1:?run number}" in
       --shape 7168:2048:2048:8 --shape 5120:1536:1536:8 --m 12,16 --e 16,256 --replays 2 > "$out/check_default.log" 2>&1
     MOEGEMV_SEED=17 MOEGEMV_CACHE_DIR=/tmp/cache_l MOEGEMV_TUNE=dc_group=2,dc_lanes=1 timeout 200 .gpubin/moegemv check \
       --shape 7168:2048:2048:8 --shape 2048:512:512:10 --m 3,9 --e 16 --replays 2 > "$out/check_lanes.log" 2>&1
-    for f in check_default check_lanes; do
-      echo "$f: $(grep -ac '^PASS' "$out/$f.log") PASS, $(grep -ac '^FAIL' "$out/$f.log") FAIL," \
-        "out FAIL $(grep -ac 'out FAIL' "$out/$f.log"), out PASS $(grep -ac 'out PASS' "$out/$f.log")"
-    done
+    check_summary check_default check_lanes
     MOEGEMV_CACHE_DIR=/tmp/cache_d timeout 300 .gpubin/test_runtime "[gpu]" > "$out/tests.log" 2>&1
     echo "[gpu] tests: rc=$?"; grep -aE "^test cases" "$out/tests.log"
     VARIANTS="n:dc_group=0 d: d2: n2:dc_group=0" MODELS=deepseek-v3,glm-4.5 MS=12,16 \
@@ -99,10 +100,7 @@ case "${1:?run number}" in
       --m 2,3 --e 16,256 --replays 2 > "$out/check_g2.log" 2>&1
     MOEGEMV_SEED=19 MOEGEMV_CACHE_DIR=/tmp/cache_d timeout 200 .gpubin/moegemv check \
       --shape 7168:2048:2048:8 --shape 5120:1536:1536:8 --m 12,16 --e 16,256 --replays 2 > "$out/check_default.log" 2>&1
-    for f in check_g2 check_default; do
-      echo "$f: $(grep -ac '^PASS' "$out/$f.log") PASS, $(grep -ac '^FAIL' "$out/$f.log") FAIL," \
-        "out FAIL $(grep -ac 'out FAIL' "$out/$f.log"), out PASS $(grep -ac 'out PASS' "$out/$f.log")"
-    done
+    check_summary check_g2 check_default
     MOEGEMV_CACHE_DIR=/tmp/cache_d timeout 300 .gpubin/test_runtime "[gpu]" > "$out/tests.log" 2>&1
     echo "[gpu] tests: rc=$?"; grep -aE "^test cases" "$out/tests.log"
     VARIANTS="n:dc_group=0 a@moegemv_v35:dc_group=8 b:dc_group=8 b2:dc_group=8 a2@moegemv_v35:dc_group=8 n2:dc_group=0" \
@@ -133,8 +131,7 @@ case "${1:?run number}" in
   13) # The final build: [gpu] tests, and GLM-4.5 at its new default threshold (M = 8) checked.
     MOEGEMV_SEED=23 MOEGEMV_CACHE_DIR=/tmp/cache_d timeout 120 .gpubin/moegemv check \
       --shape 5120:1536:1536:8 --shape 7168:2048:2048:8 --m 8,16 --e 16,256 --replays 2 > "$out/check_final.log" 2>&1
-    echo "check_final: $(grep -ac '^PASS' "$out/check_final.log") PASS, $(grep -ac '^FAIL' "$out/check_final.log") FAIL," \
-      "out FAIL $(grep -ac 'out FAIL' "$out/check_final.log"), out PASS $(grep -ac 'out PASS' "$out/check_final.log")"
+    check_summary check_final
     MOEGEMV_CACHE_DIR=/tmp/cache_d timeout 200 .gpubin/test_runtime "[gpu]" > "$out/tests.log" 2>&1
     echo "[gpu] tests: rc=$?"; grep -aE "^test cases" "$out/tests.log"
     ;;
