@@ -200,26 +200,34 @@ __device__ __forceinline__ void down_stream(const DownParams& p) {
   const int seg = warp / CH, len = seg < K ? I : SI;
   int first, n;
   split_steps(down_stream_half_steps(len), warp % CH, CH, first, n);
-  auto expert = [&](int u) { return seg < K ? p.ids[(u / S::kTiles) * K + seg] : 0; };
+  // Where every warp has the same number of steps (one K length, an even split), it is a
+  // compile-time constant: the step loop unrolls whole and the scales stay in registers.
+  constexpr int kSteps = (SI == 0 || SI == I) && down_stream_half_steps(I) % CH == 0
+                             ? down_stream_half_steps(I) / CH
+                             : 0;
+  constexpr bool kHeld = kSteps > 0 && MOEGEMV_DC_SAHEAD == 1;
   auto usable = [&](int e) { return seg == K || (e >= 0 && e < p.e); };
   // The lane's scale rows of unit u (row g of the unit's 8, both K halves) go MOEGEMV_DC_SAHEAD
   // units ahead of their use; ids before the PDL wait are fine (written before gate_up started).
+  // The fetch walks units in order, so its token and tile advance by counting, not dividing.
   ScaleFeed<MOEGEMV_DC_SAHEAD, S::kMax> feed{scale_words};
-  int e_fetch = 0, tok_fetch = -1;
-  auto fetch_scales = [&](int v) {  // unit begin + v
-    const int u = begin + v;
-    bool fetch = false;
-    const unsigned char* lo = nullptr;
-    if (u < end) {
-      if (u / S::kTiles != tok_fetch) tok_fetch = u / S::kTiles, e_fetch = expert(u);
-      fetch = usable(e_fetch);
-      const unsigned char* w;
-      const unsigned char* sf;
-      int kt;
-      down_segment<H, I, SI, K, CH, D>(p, seg, e_fetch, w, sf, kt);
-      lo = sf + nvfp4::swizzle_row_offset((u % S::kTiles) * 8 + row, kt);
-    }
-    feed.fetch(v, lo, lo + (len / 128) * 512, fetch, first, n, lane);
+  int e_fetch = 0, tok_fetch = begin / S::kTiles, tile_fetch = begin % S::kTiles;
+  bool fetch_ok = false;
+  const unsigned char* sf_fetch = nullptr;  // the segment's scales for tok_fetch's expert
+  int kt_fetch = 0;
+  auto fetch_expert = [&]() {
+    e_fetch = seg < K ? p.ids[tok_fetch * K + seg] : 0;
+    fetch_ok = usable(e_fetch);
+    const unsigned char* w;
+    down_segment<H, I, SI, K, CH, D>(p, seg, e_fetch, w, sf_fetch, kt_fetch);
+  };
+  if (begin < end) fetch_expert();
+  auto fetch_scales = [&](int v) {  // unit begin + v, v = 0, 1, 2, ... in order
+    const bool in = begin + v < end;
+    if (in && v > 0 && tile_fetch == 0) fetch_expert();
+    const unsigned char* lo = in ? sf_fetch + nvfp4::swizzle_row_offset(tile_fetch * 8 + row, kt_fetch) : nullptr;
+    feed.fetch(v, lo, lo + (len / 128) * 512, in && fetch_ok, first, n, lane);
+    if (++tile_fetch == S::kTiles) tile_fetch = 0, ++tok_fetch;
   };
   int e_ahead[MOEGEMV_DC_SAHEAD];  // the experts of units v .. v + MOEGEMV_DC_SAHEAD - 1
 #pragma unroll
@@ -233,17 +241,20 @@ __device__ __forceinline__ void down_stream(const DownParams& p) {
   if (MOEGEMV_DC_LAUNCH == 0) ptx::griddep_launch_dependents();
   // This warp's B groups: its segment's act row and the K half of its mma column (split-K).
   const ptx::U32x4* b = bs + seg * (I / 8) + (g == 1 ? len / 16 : 0);
-  int tok = -1;
+  // The lane's rows in any slot of its ring: run g & 1, row g / 2 of it.
+  const unsigned char* lane_slot = slot_mem + (g & 1) * down_run_offset(len) + (g / 2) * (len / 2);
+  int tok = begin / S::kTiles - 1, tile = begin % S::kTiles;  // counted: a new token at tile 0
   for (int u = begin; u < end; ++u) {
     const int v = u - begin;
     const bool valid = usable(e_ahead[0]);
-    feed.ready(valid, n, lane);
+    if constexpr (!kHeld) feed.ready(valid, n, lane);
+    const HeldScales<S::kMax> held = feed.held();  // unit v's (kHeld), before the next fetch
     fetch_scales(v + MOEGEMV_DC_SAHEAD);
 #pragma unroll
     for (int k = 0; k + 1 < MOEGEMV_DC_SAHEAD; ++k) e_ahead[k] = e_ahead[k + 1];
     e_ahead[MOEGEMV_DC_SAHEAD - 1] = e_fetch;
-    if (u / S::kTiles != tok) {
-      tok = u / S::kTiles;
+    if (u == begin || tile == 0) {
+      ++tok;
       if constexpr (kWarpStage && CH == 1) {
         stage_down_act_row<I, SI, K>(p, tok, seg, lane, 32, bs, len);
         __syncwarp();
@@ -265,9 +276,9 @@ __device__ __forceinline__ void down_stream(const DownParams& p) {
     const int index = wait_filled<D>(bars, seg, v);
     if (u == begin) timeline::mark<3>();
     if (valid) {
-      const unsigned char* lo =
-          slot_mem + index * S::kSlotBytes + (g & 1) * down_run_offset(len) + (g / 2) * (len / 2);
-      slot_dot<CH == 1>(lo, lo + len / 4, feed.view(v, lane), b, first, n, t, c);
+      const unsigned char* lo = lane_slot + index * S::kSlotBytes;
+      if constexpr (kHeld) slot_dot<CH == 1, kSteps>(lo, lo + len / 4, held, b, first, n, t, c);
+      else slot_dot<CH == 1, kSteps>(lo, lo + len / 4, feed.view(v, lane), b, first, n, t, c);
     }
     release(bars, index);
     const RingPos<2> pos(v);
@@ -277,6 +288,7 @@ __device__ __forceinline__ void down_stream(const DownParams& p) {
     __syncwarp();
     if (lane == 0) ptx::mbar_arrive(pb.full(pos.slot));
     if (u == begin) timeline::mark<4>();
+    if (++tile == S::kTiles) tile = 0;
   }
   if (MOEGEMV_DC_LAUNCH == 2) ptx::griddep_launch_dependents();
 }

@@ -113,6 +113,11 @@ struct ScaleRegs {
 };
 
 // slot_dot's view of a lane's scales: step i as {lo row u16, hi row u16}.
+template <int kMax>
+struct HeldScales {  // ScaleRegs' registers, for a slot_dot whose steps are all constant indices
+  unsigned int v[kMax];
+  __device__ __forceinline__ unsigned int operator()(int i) const { return v[i]; }
+};
 struct ParkedScales {  // ScaleRegs::park's words
   const unsigned int* p;
   __device__ __forceinline__ unsigned int operator()(int i) const { return p[32 * i]; }
@@ -169,6 +174,14 @@ struct ScaleFeed {
       __syncwarp();  // ... for every lane, and the warp is done with the buffer refilled next
     }
   }
+  // kAhead 1: the registers of the unit fetched last, unparked (take them before the next fetch;
+  // only a slot_dot with a compile-time step count may index them).
+  __device__ __forceinline__ HeldScales<kMax> held() const {
+    HeldScales<kMax> h;
+#pragma unroll
+    for (int i = 0; i < kMax; ++i) h.v[i] = regs.v[i];
+    return h;
+  }
   __device__ __forceinline__ auto view(int v, int lane) const {
     if constexpr (kAhead == 1) return ParkedScales{words + lane};
     else return RingScales(words + (v % kBufs) * kMax * 32, lane);
@@ -180,8 +193,9 @@ struct ScaleFeed {
 // the B groups of element 0 (SmemB permutation). kTwoAcc: two accumulators halve the dependent
 // mma chain (4 registers more: the down kernel with 2 warps per segment spills with them).
 // Unrolled (v32, session 10): the steps' shared-memory addresses become immediate offsets
-// (the down 1-3.6% faster on DeepSeek-V3, GLM-4.5, Llama-4; docs/PERF.md).
-template <bool kTwoAcc = true, class Scales>
+// (the down 1-3.6% faster on DeepSeek-V3, GLM-4.5, Llama-4; docs/PERF.md). kN > 0: n is kN, a
+// compile-time constant, so the loop unrolls whole (no remainder, constant scale indices).
+template <bool kTwoAcc = true, int kN = 0, class Scales>
 __device__ __forceinline__ void slot_dot(const unsigned char* lo, const unsigned char* hi,
                                          const Scales& scales, const ptx::U32x4* b_groups,
                                          int first, int n, int t, float (&c)[4]) {
@@ -196,6 +210,19 @@ __device__ __forceinline__ void slot_dot(const unsigned char* lo, const unsigned
     st.s_hi = static_cast<unsigned short>(sc >> 16);
     compute_step(st, 16 * s + 4 * t, b, acc);
   };
+  if constexpr (kN > 0) {
+    float d[4] = {0.f, 0.f, 0.f, 0.f};
+#pragma unroll
+    for (int i = 0; i < kN; ++i) {
+      if (kTwoAcc && (i & 1)) step(i, d);
+      else step(i, c);
+    }
+    if constexpr (kTwoAcc) {
+#pragma unroll
+      for (int k = 0; k < 4; ++k) c[k] = ptx::add_rn(c[k], d[k]);
+    }
+    return;
+  }
   if constexpr (!kTwoAcc) {
 #pragma unroll 4
     for (int i = 0; i < n; ++i) step(i, c);

@@ -13,4 +13,24 @@ case "${1:?run number}" in
     VARIANTS="n: c12:dc_chunks=12 c15:dc_chunks=15 c15b:dc_chunks=15 c12b:dc_chunks=12 n2:" \
       MODELS=llama4-maverick MS=1,4,16 ROWS=" down |pair|ceiling" tools/gpu_ab.sh | tee "$out/run1_llama.txt"
     ;;
+  2)  # v37 (the streaming down: a compile-time step count where every warp has the same, so the
+      # step loop unrolls whole and the scales stay in registers instead of being parked in shared
+      # memory; token and tile counted, not divided). Its sums are in the same order, so its check
+      # log must equal the old build's (same seed; timing and cache lines dropped). Then o x x o
+      # against session 12's build (.gpubin/moegemv_s12), and the [gpu] tests.
+    for b in moegemv_s12 moegemv; do
+      MOEGEMV_SEED=21 MOEGEMV_CACHE_DIR=/tmp/cache_chk_$b timeout 200 .gpubin/$b check \
+        --shape 7168:2048:2048:8 --shape 5120:1536:1536:8 --shape 5120:8192:8192:1 --shape 2048:512:512:10 \
+        --m 1,3,16 --e 16,256 --replays 2 > "$out/check_$b.log" 2>&1
+      echo "check $b: rc=$?"
+      grep -av "took\|PASS capture" "$out/check_$b.log" > "$out/check_$b.cmp"
+    done
+    cmp "$out/check_moegemv_s12.cmp" "$out/check_moegemv.cmp" && echo "check logs identical"
+    check_summary() { for f; do echo "$f: $(grep -ac '^PASS' "$out/$f.log") PASS, $(grep -ac '^FAIL' "$out/$f.log") FAIL, out FAIL $(grep -ac 'out FAIL' "$out/$f.log")"; done; }
+    check_summary check_moegemv
+    VARIANTS="o@moegemv_s12: x: x2: o2@moegemv_s12:" MODELS=deepseek-v3,glm-4.5,llama4-maverick,qwen3-next \
+      MS=1,4,8 ROWS=" down |pair|ceiling" tools/gpu_ab.sh | tee "$out/run2.txt"
+    MOEGEMV_CACHE_DIR=/tmp/cache_chk_moegemv timeout 300 .gpubin/test_runtime "[gpu]" > "$out/tests.log" 2>&1
+    echo "[gpu] tests: rc=$?"; grep -aE "^test cases|FAILED" "$out/tests.log" | head -8
+    ;;
 esac
