@@ -127,6 +127,7 @@ std::string config_defines(const KernelConfig& c, bool gate_up) {
   if (c.stage) d += fmt::format("#define MOEGEMV_GU_STAGE {}\n", c.stage);
   if (c.order) d += fmt::format("#define MOEGEMV_GU_ORDER {}\n", c.order);
   if (gate_up && c.group) d += fmt::format("#define MOEGEMV_GU_GROUP {}\n", c.group);
+  if (gate_up && c.tiles > 1) d += fmt::format("#define MOEGEMV_GU_TILES {}\n", c.tiles);
   if (c.stream && c.sahead == 2) d += "#define MOEGEMV_DC_SAHEAD 2\n";
   if (c.stream && c.runs == 1) d += "#define MOEGEMV_DC_RUNS 1\n";
   if (c.stream && c.lanes) d += fmt::format("#define MOEGEMV_DC_LANES {}\n", c.lanes);
@@ -189,6 +190,7 @@ KernelConfig kernel_config(const Key& key, const std::string& tune) {
     else if (field == "order" && gu && value <= 1) c.order = value;
     else if (field == "group" && (value == 0 || (value >= 2 && value <= (gu ? 1024 : kDownGroupMaxM))))
       c.group = value, group_set = true;
+    else if (field == "tiles" && gu && (value == 1 || value == 2)) c.tiles = value;
     else if (field == "rings" && !gu && value >= 1 && value <= kDownGroupMaxRings) c.rings = value;
     else if (field == "sahead" && !gu && (value == 1 || value == 2)) c.sahead = value;
     else if (field == "runs" && !gu && (value == 1 || value == 2)) c.runs = value;
@@ -204,7 +206,7 @@ KernelConfig kernel_config(const Key& key, const std::string& tune) {
     else throw ArgumentError("MOEGEMV_TUNE",
                              "warps 1..32, pipe 1..8, direct 0|1, minb 1..16, l2 0|1, gu_ring 0|1, "
                              "dc_ring 0|1|2, split 0|1, stream 0|1, dc_chunks 1..16, gu_slots 1..8, "
-                             "gu_stage 0|1, gu_order 0|1, gu_group 0|2..1024, dc_group 0|2..16, dc_rings 1..14, dc_sahead 1|2, dc_runs 1|2, dc_lanes 0..3, "
+                             "gu_stage 0|1, gu_order 0|1, gu_group 0|2..1024, gu_tiles 1|2, dc_group 0|2..16, dc_rings 1..14, dc_sahead 1|2, dc_runs 1|2, dc_lanes 0..3, "
                              "dc_early 0|1, dc_launch 0..2, dc_wstage 0..2, gu_m1pipe 0..8, "
                              "gu_m1minb 1..16, maxreg 0|24..255, "
                              "timeline 0|1 (dc_ 0..4: mark points; diagnostic), "
@@ -239,6 +241,12 @@ KernelConfig kernel_config(const Key& key, const std::string& tune) {
     if (key.h % 256 != 0) c.split = 0;  // rows split in 128-element halves: the classic tiles
   }
   if (gu && !c.split && !group_set) c.group = 0;  // the default grouping comes with the split tile
+  // Two tiles per routed CTA: the split tile's stream of steps, each warp with >= pipe per tile.
+  if (gu && c.tiles > 1 && (!c.split || c.stream || key.h / 256 / c.warps < c.pipe))
+    throw ArgumentError("MOEGEMV_TUNE",
+                        "gu_tiles=2 with the split tile (H % 256 == 0, no ring, x staged) and at least "
+                        "gu_pipe 256-element steps per warp",
+                        key.str());
   if (!gu) c.group = 0;  // the grouped down comes with the streaming one
   // CTAs/SM follow the tile and the warps per CTA unless asked for.
   if (gu && !minb_set) c.min_blocks = gate_up_min_blocks(c.split != 0, c.warps);

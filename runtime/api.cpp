@@ -35,7 +35,7 @@ void gate_up(const GateUpArgs& args, CUstream stream, const LaunchOptions& optio
   const int ctas = kernel->x_slots > 0
                        ? std::min(gate_up_stream_units(m, k.k, k.i, k.si, kernel->x_slots),
                                   kernel->persistent_ctas)
-                       : gate_up_routed_ctas(m, k.k, k.i) + gate_up_shared_ctas(m, k.si);
+                       : gate_up_routed_ctas(m, k.k, k.i, kernel->gate_up_tiles) + gate_up_shared_ctas(m, k.si);
   const CUfunction f = m == 1 && kernel->single_token ? kernel->single_token : kernel->function;
   driver::launch(f, config(*kernel, ctas, options.pdl), stream, &launch.params);
 }

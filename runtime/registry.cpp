@@ -71,6 +71,7 @@ KernelPtr load(const Key& key, const std::string& arch, bool capturing) {
           driver::set_max_dynamic_smem(kernel->single_token, kernel->smem_bytes);
       }
       kernel->tile_rows = config.stream ? 8 : down_tile_rows(key.i, key.si, config.split != 0);
+      kernel->gate_up_tiles = config.tiles > 1 ? config.tiles : 1;
       if (config.stream && key.kind == Kind::kGateUp) kernel->x_slots = config.slots;
       if (config.ring == 2 || config.stream) {
         CUdevice device = 0;

@@ -57,23 +57,32 @@ __device__ __forceinline__ TileRows routed_rows(const unsigned char* w, const un
 }
 
 // The routed dot product with rows split over two mma rows (tile_split.cuh), x staged in smem;
-// writes the warp's partial sums.
-template <int H, int PIPE, bool STAGED, class XS>
+// writes the warp's partial sums, tile tt's in column tt (T tiles from feature i0 on, one stream).
+template <int H, int PIPE, bool STAGED, int T, class XS>
 __device__ __forceinline__ void gate_up_routed_split(const unsigned char* w, const unsigned char* sf,
                                                      int i0, int first, int last, int warp, int g,
                                                      int t, int lane, unsigned long long pol,
                                                      const unsigned short* x, const XS& xs_slice,
                                                      unsigned char* smem) {
   const TileRows rows[2] = {routed_rows<H>(w, sf, i0 + g / 2), routed_rows<H>(w, sf, i0 + 4 + g / 2)};
-  SplitDot<PIPE> dot;
+  SplitDot<PIPE, T> dot;
   dot.start(rows, first, last, g, t, pol);
   ptx::U32x4* xs = reinterpret_cast<ptx::U32x4*>(smem);
   stage_routed_x<H, STAGED>(x, lane, xs_slice, xs);
   float c0[4] = {0.f, 0.f, 0.f, 0.f}, c1[4] = {0.f, 0.f, 0.f, 0.f};
-  dot.finish(rows, pol, SmemB{xs}, c0, c1);
+  if constexpr (T == 1) {
+    dot.finish(rows, pol, SmemB{xs}, c0, c1);
+  } else {
+    float* part = gate_up_partials<false>(smem, H);
+    auto first_tile = [&](float (&d0)[4], float (&d1)[4]) {
+      store_split_partials(part, warp, 0, g, t, d0, 0);
+      store_split_partials(part, warp, 1, g, t, d1, 0);
+    };
+    dot.finish(rows, pol, SmemB{xs}, c0, c1, 8LL * (H / 2), first_tile);
+  }
   float* part = gate_up_partials<false>(smem, H);
-  store_split_partials(part, warp, 0, g, t, c0);
-  store_split_partials(part, warp, 1, g, t, c1);
+  store_split_partials(part, warp, 0, g, t, c0, T - 1);
+  store_split_partials(part, warp, 1, g, t, c1, T - 1);
 }
 
 template <int H, int I, int SI, int K, int W, int PIPE, bool DIRECT, int RING, bool SPLIT>
@@ -83,7 +92,10 @@ __device__ __forceinline__ void gate_up_routed(const GateUpParams& p, int cta,
   static_assert(!SPLIT || (!RING && !DIRECT && H % 256 == 0), "split: x staged, no ring, H % 256 == 0");
   constexpr int kTiles = I / kTileFeatures;
   constexpr int kKt = ceil_div(H / 16, 4);  // swizzle atoms along K
-  const int pair = cta / kTiles, tile = cta % kTiles;
+  // MOEGEMV_GU_TILES (split tile only): the CTA's tiles tile .. tile + T - 1, one stream of steps.
+  constexpr int T = SPLIT ? MOEGEMV_GU_TILES : 1;
+  static_assert(T == 1 || T == 2, "one or two tiles per routed CTA");
+  const int pair = cta / (kTiles / T), tile = (cta % (kTiles / T)) * T;
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32, g = lane / 4, t = lane % 4;
 
   ptx::griddep_wait();  // ids and x come from earlier kernels
@@ -101,7 +113,7 @@ __device__ __forceinline__ void gate_up_routed(const GateUpParams& p, int cta,
   if (e < 0 || e >= p.e) {
     // Skipped pair (expert-parallel rank marks non-local experts -1): zeros. An id >= E is a
     // caller bug the launch cannot report synchronously: write NaN so it cannot pass unnoticed.
-    if (threadIdx.x < kTileFeatures)
+    if (threadIdx.x < T * kTileFeatures)
       p.act[static_cast<long long>(pair) * I + tile * kTileFeatures + threadIdx.x] =
           e < 0 ? 0 : 0x7FC0;
     return;
@@ -119,16 +131,27 @@ __device__ __forceinline__ void gate_up_routed(const GateUpParams& p, int cta,
       group.find(p.ids, p.m * K, e, group_words);
       if (group.first != pair) return;  // another CTA writes this pair's act
       if (group.count > 1) {
-        const TileRows rows = routed_rows<H>(w, sf, tile * kTileFeatures + g);
-        if constexpr (SPLIT) gate_up_group<H, I, K, W, RING ? 2 : PIPE>(p, group, e, tile, rows, part);
-        else gate_up_group_call<H, I, K, W, RING ? 2 : PIPE>(p, group, e, tile, rows, part);
+        auto one_tile = [&](int tl) {
+          const TileRows rows = routed_rows<H>(w, sf, tl * kTileFeatures + g);
+          if constexpr (SPLIT) gate_up_group<H, I, K, W, RING ? 2 : PIPE>(p, group, e, tl, rows, part);
+          else gate_up_group_call<H, I, K, W, RING ? 2 : PIPE>(p, group, e, tl, rows, part);
+        };
+        if constexpr (T == 1) {
+          one_tile(tile);
+        } else {
+#pragma unroll 1
+          for (int tt = 0; tt < T; ++tt) {
+            if (tt > 0) __syncthreads();  // the last tile's partial sums are read
+            one_tile(tile + tt);
+          }
+        }
         return;
       }
     }
   }
   if constexpr (SPLIT) {
-    gate_up_routed_split<H, PIPE, kStaged>(w, sf, tile * kTileFeatures, first, last, warp, g, t, lane,
-                                           pol, x, xs_slice, smem);
+    gate_up_routed_split<H, PIPE, kStaged, T>(w, sf, tile * kTileFeatures, first, last, warp, g, t, lane,
+                                              pol, x, xs_slice, smem);
   } else {
     const TileRows rows = routed_rows<H>(w, sf, tile * kTileFeatures + g);
     float c[4] = {0.f, 0.f, 0.f, 0.f};
@@ -145,10 +168,16 @@ __device__ __forceinline__ void gate_up_routed(const GateUpParams& p, int cta,
     store_partials(part, warp, g, t, c);
   }
   __syncthreads();
-  if (threadIdx.x < kTileFeatures) {
-    const int f = threadIdx.x;
-    p.act[static_cast<long long>(pair) * I + tile * kTileFeatures + f] =
-        silu_mul_approx(sum_partials(part, W, f, 0), sum_partials(part, W, f + 8, 0), p.alpha[e]);
+  if constexpr (T == 1) {
+    if (threadIdx.x < kTileFeatures) {
+      const int f = threadIdx.x;
+      p.act[static_cast<long long>(pair) * I + tile * kTileFeatures + f] =
+          silu_mul_approx(sum_partials(part, W, f, 0), sum_partials(part, W, f + 8, 0), p.alpha[e]);
+    }
+  } else if (threadIdx.x < T * kTileFeatures) {
+    const int f = threadIdx.x % kTileFeatures, tt = threadIdx.x / kTileFeatures;  // tile tt's feature f
+    p.act[static_cast<long long>(pair) * I + (tile + tt) * kTileFeatures + f] =
+        silu_mul_approx(sum_partials(part, W, f, tt), sum_partials(part, W, f + 8, tt), p.alpha[e]);
   }
 }
 
@@ -198,7 +227,7 @@ template <int H, int I, int SI, int K, int W, int PIPE, bool DIRECT, bool L2, in
 __device__ __forceinline__ void gate_up(const GateUpParams& p) {
   static_assert(H % 64 == 0 && I % 64 == 0 && SI % 64 == 0, "SPEC: multiples of 64");
   extern __shared__ __align__(16) unsigned char smem[];
-  const int routed = gate_up_routed_ctas(p.m, K, I);
+  const int routed = gate_up_routed_ctas(p.m, K, I, SPLIT ? MOEGEMV_GU_TILES : 1);
   int b = static_cast<int>(blockIdx.x);
   // MOEGEMV_GU_ORDER: the shared tiles first (their weights load before griddepcontrol.wait, and
   // the grid's tail is then routed tiles).

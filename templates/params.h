@@ -88,6 +88,9 @@ struct StreamReadParams {
 #ifndef MOEGEMV_GU_GROUP
 #define MOEGEMV_GU_GROUP 0
 #endif
+#ifndef MOEGEMV_GU_TILES  // 8-feature tiles per routed CTA with the split tile (tile_split.cuh)
+#define MOEGEMV_GU_TILES 1
+#endif
 #ifndef MOEGEMV_DC_SAHEAD
 #define MOEGEMV_DC_SAHEAD 1
 #endif
@@ -149,6 +152,7 @@ struct KernelConfig {
   int order;       // gate_up: 1 = the shared expert's CTAs first in the grid (MOEGEMV_GU_ORDER)
   int group;       // from M = group on (0: never), pairs sharing an expert are computed once as
                    // mma columns (gate_up: MOEGEMV_GU_GROUP; the streaming down: down_group.cuh)
+  int tiles;       // gate_up with the split tile: 8-feature tiles per routed CTA, 1 or 2 (0 = 1)
   int rings;       // the grouped down's rings (0: the most that fit, down_group_rings)
   int sahead;      // streaming down_combine: block scales 1 or 2 units ahead (MOEGEMV_DC_SAHEAD,
                    // stream.cuh ScaleFeed); 0 in gate_up
@@ -296,9 +300,11 @@ MOEGEMV_HD constexpr KernelConfig default_down_config(int h, int i, int si, int 
 
 MOEGEMV_HD constexpr int ceil_div(int a, int b) { return (a + b - 1) / b; }
 
-// gate_up grid: routed tiles (M*K pairs x I/8 tiles) then shared tiles (SI/8 tiles x token
-// chunks of kMaxCols), one CTA each.
-MOEGEMV_HD constexpr int gate_up_routed_ctas(int m, int k, int i) { return m * k * (i / kTileFeatures); }
+// gate_up grid: routed tiles (M*K pairs x I/8 tiles, `tiles` per CTA) then shared tiles (SI/8
+// tiles x token chunks of kMaxCols), one CTA each.
+MOEGEMV_HD constexpr int gate_up_routed_ctas(int m, int k, int i, int tiles = 1) {
+  return m * k * (i / kTileFeatures / (tiles > 1 ? tiles : 1));
+}
 MOEGEMV_HD constexpr int gate_up_shared_ctas(int m, int si) {
   return si == 0 ? 0 : (si / kTileFeatures) * ceil_div(m, kMaxCols);
 }

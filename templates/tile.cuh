@@ -174,6 +174,13 @@ struct StepPtrs {
     s_lo += 1024 * steps;
     s_hi += 1024 * steps;
   }
+  // Moves weights by dw bytes and scales by ds bytes (other rows of the same expert).
+  __device__ __forceinline__ void shift(long long dw, int ds) {
+    w_lo += dw;
+    w_hi += dw;
+    s_lo += ds;
+    s_hi += ds;
+  }
 };
 
 // The two mma k-slices of word w of rows g / g + 8 against the B group x (8 elements).

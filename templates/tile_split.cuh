@@ -18,14 +18,14 @@
 
 namespace moegemv {
 
-template <int kPipe>
+template <int kPipe, int kTiles = 1>
 struct SplitDot {
   Step<SmemB> ring[kPipe][2];
   unsigned e0, t;
-  int n;  // 256-element steps
+  int n;  // 256-element steps per tile
 
-  // rows[s]: set s's rows of this lane (feature 4s + g/2). Weights only: may run before the B
-  // operand (x) is staged.
+  // rows[s]: set s's rows of this lane (feature 4s + g/2) in the first tile. Weights only: may run
+  // before the B operand (x) is staged. With kTiles = 2, n >= kPipe (the generator checks).
   __device__ __forceinline__ void start(const TileRows (&rows)[2], int first, int last, int g,
                                         int lane_t, unsigned long long pol) {
     e0 = static_cast<unsigned>(first + 128 * (g & 1));
@@ -34,7 +34,7 @@ struct SplitDot {
     const StepPtrs p0(rows[0], e0, t), p1(rows[1], e0, t);
 #pragma unroll
     for (int i = 0; i < kPipe; ++i) {
-      if (i < n) {
+      if (i < n) {  // kTiles = 2: n >= kPipe
         p0.load(2 * i, pol, ring[i][0]);
         p1.load(2 * i, pol, ring[i][1]);
       }
@@ -62,6 +62,50 @@ struct SplitDot {
     }
   }
 
+  // kTiles = 2: the tiles' 2n steps run as one stream through the ring. The second tile's rows
+  // are the first's + 8 (tile_bytes further; scales 128 bytes, as the tiles start 16-feature
+  // aligned); its loads start while the first tile's last steps compute, and at its first step
+  // done(c0, c1) takes the first tile's sums and the sums start again. x restarts at element 0.
+  template <class Done>
+  __device__ __forceinline__ void finish(const TileRows (&rows)[2], unsigned long long pol,
+                                         const SmemB& b, float (&c0)[4], float (&c1)[4],
+                                         long long tile_bytes, Done done) {
+    StepPtrs p0(rows[0], e0, t), p1(rows[1], e0, t);
+    unsigned g0 = e0 / 8 + 4 * t;
+    const int steps = kTiles * n;
+    auto load = [&](int i, int j) {  // ring slot i <- step j (relative to the pointers: i + kPipe)
+      if (kTiles > 1 && j == n) {
+        p0.shift(tile_bytes - 128LL * n, 128 - 2048 * n);
+        p1.shift(tile_bytes - 128LL * n, 128 - 2048 * n);
+      }
+      p0.load(2 * (i + kPipe), pol, ring[i][0]);
+      p1.load(2 * (i + kPipe), pol, ring[i][1]);
+    };
+    auto step = [&](int i, int j) {  // ring slot i holds step j
+      if (kTiles > 1 && j == n) {
+        done(c0, c1);
+#pragma unroll
+        for (int k = 0; k < 4; ++k) c0[k] = 0.f, c1[k] = 0.f;
+        g0 -= 32 * n;
+      }
+      compute(ring[i], g0 + 32 * i, b, c0, c1);
+    };
+    int s = 0;
+    for (; s + kPipe <= steps; s += kPipe) {
+#pragma unroll
+      for (int i = 0; i < kPipe; ++i) {
+        step(i, s + i);
+        if (s + i + kPipe < steps) load(i, s + i + kPipe);
+      }
+      p0.advance(2 * kPipe);
+      p1.advance(2 * kPipe);
+      g0 += 32 * kPipe;
+    }
+#pragma unroll
+    for (int i = 0; i < kPipe; ++i)
+      if (s + i < steps) step(i, s + i);
+  }
+  // One tile (kTiles = 1).
   __device__ __forceinline__ void finish(const TileRows (&rows)[2], unsigned long long pol,
                                          const SmemB& b, float (&c0)[4], float (&c1)[4]) {
     StepPtrs p0(rows[0], e0, t), p1(rows[1], e0, t);
@@ -87,9 +131,10 @@ struct SplitDot {
 };
 
 // The warp's sums of one set: feature 4s + j's up (row j) and gate (row j + 8) from lanes
-// (2j, 0) and (2j + 1, 0), first half + second half. All lanes shuffle; lanes (2j, 0) store.
+// (2j, 0) and (2j + 1, 0), first half + second half. All lanes shuffle; lanes (2j, 0) store, in
+// column col of the partials (the CTA's tile col).
 __device__ __forceinline__ void store_split_partials(float* part, int warp, int set, int g, int t,
-                                                     const float (&c)[4]) {
+                                                     const float (&c)[4], int col = 0) {
   const bool second = (g & 1) != 0;
   const float up = second ? c[1] : c[0];
   const float gate = second ? c[3] : c[2];
@@ -98,8 +143,8 @@ __device__ __forceinline__ void store_split_partials(float* part, int warp, int 
   if (!second && t == 0) {
     float* p = part + warp * kTileRows * kMaxCols;
     const int f = 4 * set + g / 2;
-    p[f * kMaxCols] = ptx::add_rn(up, up_other);
-    p[(f + 8) * kMaxCols] = ptx::add_rn(gate, gate_other);
+    p[f * kMaxCols + col] = ptx::add_rn(up, up_other);
+    p[(f + 8) * kMaxCols + col] = ptx::add_rn(gate, gate_other);
   }
 }
 

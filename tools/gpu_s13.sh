@@ -33,4 +33,18 @@ case "${1:?run number}" in
     MOEGEMV_CACHE_DIR=/tmp/cache_chk_moegemv timeout 300 .gpubin/test_runtime "[gpu]" > "$out/tests.log" 2>&1
     echo "[gpu] tests: rc=$?"; grep -aE "^test cases|FAILED" "$out/tests.log" | head -8
     ;;
+  3)  # v38 gu_tiles=2 (two tiles per routed gate_up CTA, split tile): its sums are the default's
+      # in the same order, so its check log must equal the default's (same seed); then n t t n.
+    for tune in "" gu_tiles=2; do
+      MOEGEMV_SEED=31 MOEGEMV_CACHE_DIR=/tmp/cache_chk3$tune MOEGEMV_TUNE=$tune timeout 200 .gpubin/moegemv check \
+        --shape 7168:2048:2048:8 --shape 5120:1536:1536:8 --m 1,3,8,9,16 --e 16,256 --replays 2 \
+        > "$out/check3_${tune:-default}.log" 2>&1
+      echo "check ${tune:-default}: rc=$?"
+      grep -av "took\|PASS capture" "$out/check3_${tune:-default}.log" > "$out/check3_${tune:-default}.cmp"
+    done
+    cmp "$out/check3_default.cmp" "$out/check3_gu_tiles=2.cmp" && echo "check logs identical"
+    cp "$out/check3_gu_tiles=2.log" "$out/check3_tiles2.log"
+    VARIANTS="n: t:gu_tiles=2 t2:gu_tiles=2 n2:" MODELS=deepseek-v3,glm-4.5 MS=1,2,4,8,16 \
+      ROWS=" gate_up |pair|ceiling" tools/gpu_ab.sh | tee "$out/run3.txt"
+    ;;
 esac
