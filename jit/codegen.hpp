@@ -18,6 +18,9 @@ std::string kernel_name(const Key& key);
 /// The module's second kernel for M = 1 where the config has one: "<kernel_name>_m1".
 std::string single_token_kernel_name(const Key& key);
 bool has_single_token_kernel(const KernelConfig& config);
+// gate_up's second kernel for M >= config.group: two 8-feature tiles per routed CTA (session 13).
+std::string many_token_kernel_name(const Key& key);
+bool has_many_token_kernel(const KernelConfig& config);
 /// The streaming down's second kernel, repeated experts grouped (templates/down_group.cuh), run
 /// from M = config.group to kDownGroupMaxM: "<kernel_name>_group", and its instantiation (its
 /// producer one lane per ring where config.lanes or down_group_lanes_default says so).

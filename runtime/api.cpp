@@ -32,11 +32,14 @@ void gate_up(const GateUpArgs& args, CUstream stream, const LaunchOptions& optio
   auto kernel = detail::kernel_for(launch.key, driver::stream_is_capturing(stream));
   const Key& k = launch.key;
   const int m = launch.params.m;
+  const bool many = kernel->many_token != nullptr && m >= kernel->many_token_min_m;
   const int ctas = kernel->x_slots > 0
                        ? std::min(gate_up_stream_units(m, k.k, k.i, k.si, kernel->x_slots),
                                   kernel->persistent_ctas)
-                       : gate_up_routed_ctas(m, k.k, k.i, kernel->gate_up_tiles) + gate_up_shared_ctas(m, k.si);
-  const CUfunction f = m == 1 && kernel->single_token ? kernel->single_token : kernel->function;
+                       : gate_up_routed_ctas(m, k.k, k.i, many ? 2 : 1) + gate_up_shared_ctas(m, k.si);
+  const CUfunction f = many ? kernel->many_token
+                       : m == 1 && kernel->single_token ? kernel->single_token
+                                                        : kernel->function;
   driver::launch(f, config(*kernel, ctas, options.pdl), stream, &launch.params);
 }
 

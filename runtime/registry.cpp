@@ -71,7 +71,12 @@ KernelPtr load(const Key& key, const std::string& arch, bool capturing) {
           driver::set_max_dynamic_smem(kernel->single_token, kernel->smem_bytes);
       }
       kernel->tile_rows = config.stream ? 8 : down_tile_rows(key.i, key.si, config.split != 0);
-      kernel->gate_up_tiles = config.tiles > 1 ? config.tiles : 1;
+      if (jit::has_many_token_kernel(config)) {
+        kernel->many_token = kernel->module.function(jit::many_token_kernel_name(key).c_str());
+        kernel->many_token_min_m = config.group;
+        if (kernel->smem_bytes > 48 * 1024)
+          driver::set_max_dynamic_smem(kernel->many_token, kernel->smem_bytes);
+      }
       if (config.stream && key.kind == Kind::kGateUp) kernel->x_slots = config.slots;
       if (config.ring == 2 || config.stream) {
         CUdevice device = 0;

@@ -24,7 +24,8 @@ struct LoadedKernel {
   cache::Origin origin = cache::Origin::kCompiled;
   int persistent_ctas = 0;  ///< > 0: a persistent kernel; launch min(work units, this) CTAs
   int tile_rows = 0;        ///< down_combine: output rows per work unit (8 or 16)
-  int gate_up_tiles = 1;    ///< gate_up: 8-feature tiles per routed CTA
+  CUfunction many_token = nullptr;  ///< gate_up: two tiles per routed CTA, for M >= many_token_min_m
+  int many_token_min_m = 0;
   int x_slots = 0;          ///< streaming gate_up: tokens per shared-expert unit (0: not streaming)
   /// Streaming down: the grouped kernel (down_group.cuh) for group_min_m <= M <= kDownGroupMaxM,
   /// where the config has one and its shared memory fits this device's CTA count.

@@ -85,16 +85,15 @@ __device__ __forceinline__ void gate_up_routed_split(const unsigned char* w, con
   store_split_partials(part, warp, 1, g, t, c1, T - 1);
 }
 
-template <int H, int I, int SI, int K, int W, int PIPE, bool DIRECT, int RING, bool SPLIT>
+template <int H, int I, int SI, int K, int W, int PIPE, bool DIRECT, int RING, bool SPLIT, int T>
 __device__ __forceinline__ void gate_up_routed(const GateUpParams& p, int cta,
                                                unsigned char* smem) {
   static_assert(!(RING && DIRECT), "the ring reads x from shared memory");
   static_assert(!SPLIT || (!RING && !DIRECT && H % 256 == 0), "split: x staged, no ring, H % 256 == 0");
   constexpr int kTiles = I / kTileFeatures;
   constexpr int kKt = ceil_div(H / 16, 4);  // swizzle atoms along K
-  // MOEGEMV_GU_TILES (split tile only): the CTA's tiles tile .. tile + T - 1, one stream of steps.
-  constexpr int T = SPLIT ? MOEGEMV_GU_TILES : 1;
-  static_assert(T == 1 || T == 2, "one or two tiles per routed CTA");
+  // T (split tile only): the CTA's tiles tile .. tile + T - 1, one stream of steps.
+  static_assert(T == 1 || (T == 2 && SPLIT), "one tile per routed CTA, or two with the split tile");
   const int pair = cta / (kTiles / T), tile = (cta % (kTiles / T)) * T;
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32, g = lane / 4, t = lane % 4;
 
@@ -223,11 +222,14 @@ __device__ __forceinline__ void gate_up_shared(const GateUpParams& p, int sidx,
 }
 
 // SPLIT: routed tiles read each row as two halves on adjacent mma rows (tile_split.cuh).
-template <int H, int I, int SI, int K, int W, int PIPE, bool DIRECT, bool L2, int RING, bool SPLIT>
+// TILES: 8-feature tiles per routed CTA (2: with SPLIT only; the module's second kernel for M >=
+// MOEGEMV_GU_GROUP, whose grouped CTAs then scan ids and leave half as often: session 13).
+template <int H, int I, int SI, int K, int W, int PIPE, bool DIRECT, bool L2, int RING, bool SPLIT,
+          int TILES = 1>
 __device__ __forceinline__ void gate_up(const GateUpParams& p) {
   static_assert(H % 64 == 0 && I % 64 == 0 && SI % 64 == 0, "SPEC: multiples of 64");
   extern __shared__ __align__(16) unsigned char smem[];
-  const int routed = gate_up_routed_ctas(p.m, K, I, SPLIT ? MOEGEMV_GU_TILES : 1);
+  const int routed = gate_up_routed_ctas(p.m, K, I, TILES);
   int b = static_cast<int>(blockIdx.x);
   // MOEGEMV_GU_ORDER: the shared tiles first (their weights load before griddepcontrol.wait, and
   // the grid's tail is then routed tiles).
@@ -236,7 +238,7 @@ __device__ __forceinline__ void gate_up(const GateUpParams& p) {
     b = b < shared ? routed + b : b - shared;
   }
   if (b < routed) {
-    gate_up_routed<H, I, SI, K, W, PIPE, DIRECT, RING, SPLIT>(p, b, smem);
+    gate_up_routed<H, I, SI, K, W, PIPE, DIRECT, RING, SPLIT, TILES>(p, b, smem);
   } else if constexpr (SI > 0) {
     // Shared tiles keep the register ring (B differs per lane: up to 8 tokens); with RING the
     // routed PIPE is a shared-memory depth, too deep for registers, so they use 2 steps.

@@ -88,9 +88,6 @@ struct StreamReadParams {
 #ifndef MOEGEMV_GU_GROUP
 #define MOEGEMV_GU_GROUP 0
 #endif
-#ifndef MOEGEMV_GU_TILES  // 8-feature tiles per routed CTA with the split tile (tile_split.cuh)
-#define MOEGEMV_GU_TILES 1
-#endif
 #ifndef MOEGEMV_DC_SAHEAD
 #define MOEGEMV_DC_SAHEAD 1
 #endif
@@ -152,7 +149,8 @@ struct KernelConfig {
   int order;       // gate_up: 1 = the shared expert's CTAs first in the grid (MOEGEMV_GU_ORDER)
   int group;       // from M = group on (0: never), pairs sharing an expert are computed once as
                    // mma columns (gate_up: MOEGEMV_GU_GROUP; the streaming down: down_group.cuh)
-  int tiles;       // gate_up with the split tile: 8-feature tiles per routed CTA, 1 or 2 (0 = 1)
+  int tiles;       // gate_up, split tile: 2 = a second kernel with two 8-feature tiles per routed
+                   // CTA, launched from M = group on (gate_up.cuh); 0 or 1: none
   int rings;       // the grouped down's rings (0: the most that fit, down_group_rings)
   int sahead;      // streaming down_combine: block scales 1 or 2 units ahead (MOEGEMV_DC_SAHEAD,
                    // stream.cuh ScaleFeed); 0 in gate_up
@@ -214,6 +212,10 @@ constexpr int kGateUpOrderDefault = 1;
 // there, no spill) run 10 measured gu_group=8 slower: Qwen3-Next gate_up M=8 +8%, M=16 +6%,
 // Llama-4 M=8 +4% (their CTAs are small, so the per-CTA scan weighs more).
 constexpr int kGateUpGroupDefault = 8;
+// Session 13 (run 3, n t t n, all M with two tiles per routed CTA): from M = 8 on (the grouped
+// range) gate_up -3.7..-4.8% on DeepSeek-V3 and GLM-4.5, pair with PDL -2.5..-4.3%; at M = 1..4
+// +2..+6% (fewer, longer CTAs), so the two-tile kernel runs only from M = group on.
+constexpr int kGateUpTilesDefault = 2;
 // The streaming down's block scales travel `sahead` units ahead of their use (stream.cuh,
 // ScaleFeed): 1 in registers, parked in one buffer of scratch per warp; 2 through a cp.async ring
 // of 3 buffers. Session 6 (runs 4, 6, 7; docs/PERF.md): 2 made the down kernel 2.5-9% faster on
@@ -258,6 +260,7 @@ MOEGEMV_HD constexpr KernelConfig default_gate_up_config(int h, int k) {
   c.stage = kGateUpStageDefault;
   c.order = kGateUpOrderDefault;
   c.group = c.split ? kGateUpGroupDefault : 0;
+  c.tiles = c.split ? kGateUpTilesDefault : 0;
   c.m1_pipe = c.split ? 0 : gate_up_single_token_pipe(h, k);
   c.m1_minb = c.m1_pipe ? gate_up_single_token_min_blocks(c.warps) : 0;
   return c;

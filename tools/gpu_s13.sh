@@ -47,4 +47,21 @@ case "${1:?run number}" in
     VARIANTS="n: t:gu_tiles=2 t2:gu_tiles=2 n2:" MODELS=deepseek-v3,glm-4.5 MS=1,2,4,8,16 \
       ROWS=" gate_up |pair|ceiling" tools/gpu_ab.sh | tee "$out/run3.txt"
     ;;
+  4)  # v38: gate_up's two-tile kernel only from M = group on (default on DeepSeek-V3, GLM-4.5).
+      # The sums are the one-tile kernel's, so the check log must equal v37's (same seed); then
+      # o x x o against v37's build (.gpubin/moegemv_v37; M = 4 runs the same kernel in both).
+    for b in moegemv_v37 moegemv; do
+      MOEGEMV_SEED=41 MOEGEMV_CACHE_DIR=/tmp/cache_chk4_$b timeout 250 .gpubin/$b check \
+        --shape 7168:2048:2048:8 --shape 5120:1536:1536:8 --m 1,3,8,9,12,16 --e 16,256 --replays 2 \
+        > "$out/check4_$b.log" 2>&1
+      echo "check $b: rc=$?"
+      grep -av "took\|PASS capture" "$out/check4_$b.log" > "$out/check4_$b.cmp"
+    done
+    cmp "$out/check4_moegemv_v37.cmp" "$out/check4_moegemv.cmp" && echo "check logs identical"
+    echo "out FAIL: $(grep -ac 'out FAIL' "$out/check4_moegemv.log"), nan>0: $(grep -ac 'nan=[1-9]' "$out/check4_moegemv.log"), unwritten>0: $(grep -ac 'unwritten=[1-9]' "$out/check4_moegemv.log")"
+    MOEGEMV_CACHE_DIR=/tmp/cache_chk4_moegemv timeout 300 .gpubin/test_runtime "[gpu]" > "$out/tests4.log" 2>&1
+    echo "[gpu] tests: rc=$?"; grep -aE "^test cases" "$out/tests4.log"
+    VARIANTS="o@moegemv_v37: x: x2: o2@moegemv_v37:" MODELS=deepseek-v3,glm-4.5 MS=4,8,12,16 \
+      ROWS=" gate_up |pair|ceiling" tools/gpu_ab.sh | tee "$out/run4.txt"
+    ;;
 esac

@@ -1,46 +1,64 @@
-// Two 8-feature tiles per routed gate_up CTA (MOEGEMV_TUNE gu_tiles=2, session 13; templates/
-// tile_split.cuh): only with the split tile, the define in the source, the grid halves, and the
-// kernel compiles without spills.
+// gate_up's two-tile kernel (session 13; templates/tile_split.cuh, gate_up.cuh): a second kernel
+// of the module where the split tile and grouping are the defaults, launched from M = group on,
+// whose routed CTAs take two 8-feature tiles; MOEGEMV_TUNE gu_tiles=1 removes it; it compiles
+// without spills.
 #include <catch2/catch.hpp>
 
 #include <string>
 
 #include "jit/codegen.hpp"
 #include "jit/nvrtc.hpp"
-#include "moegemv/errors.hpp"
 #include "templates/params.h"
 
 using namespace moegemv;
 
 namespace {
 const Key kDeepSeek{Kind::kGateUp, 7168, 2048, 2048, 8};
+const Key kGlm{Kind::kGateUp, 5120, 1536, 1536, 8};
 const Key kLlama4{Kind::kGateUp, 5120, 8192, 8192, 1};  // the classic tile by default
 }  // namespace
 
-TEST_CASE("gu_tiles=2 takes two tiles per routed CTA with the split tile only", "[codegen]") {
-  CHECK(jit::kernel_config(kDeepSeek, "").tiles == 0);
-  CHECK(jit::generate_source(kDeepSeek, "sm_90", "").find("MOEGEMV_GU_TILES") == std::string::npos);
-  CHECK(jit::kernel_config(kDeepSeek, "gu_tiles=2").tiles == 2);
-  CHECK(jit::generate_source(kDeepSeek, "sm_90", "gu_tiles=2").find("#define MOEGEMV_GU_TILES 2") !=
-        std::string::npos);
-  CHECK(jit::generate_source(kDeepSeek, "sm_90", "gu_tiles=1").find("MOEGEMV_GU_TILES") == std::string::npos);
-  CHECK_THROWS_WITH(jit::kernel_config(kLlama4, "gu_tiles=2"), Catch::Contains("gu_tiles=2"));
-  CHECK_THROWS_WITH(jit::kernel_config(kDeepSeek, "gu_tiles=2,gu_split=0"), Catch::Contains("gu_tiles=2"));
-  CHECK_THROWS_WITH(jit::kernel_config(kDeepSeek, "gu_tiles=2,gu_pipe=8"), Catch::Contains("gu_pipe"));
+TEST_CASE("gate_up has a two-tile kernel for M >= group where the split tile groups", "[codegen]") {
+  for (const Key& key : {kDeepSeek, kGlm}) {
+    INFO(key.str());
+    const KernelConfig c = jit::kernel_config(key, "");
+    CHECK(c.tiles == 2);
+    CHECK(jit::has_many_token_kernel(c));
+    const std::string source = jit::generate_source(key, "sm_90", "");
+    CHECK(source.find(jit::many_token_kernel_name(key) + "(") != std::string::npos);
+    CHECK(source.find(", true, 2>(p)") != std::string::npos);  // TILES = 2 after SPLIT = true
+    CHECK(source.find(", true>(p)") != std::string::npos);     // the general kernel: one tile
+  }
+  CHECK(jit::many_token_kernel_name(kDeepSeek) == "moegemv_gate_up_7168_2048_2048_8_tiles2");
+  // Off: asked for, where the shape has no split tile or no grouping, or where a warp would have
+  // fewer steps per tile than the pipeline holds.
+  CHECK_FALSE(jit::has_many_token_kernel(jit::kernel_config(kDeepSeek, "gu_tiles=1")));
+  CHECK(jit::generate_source(kDeepSeek, "sm_90", "gu_tiles=1").find("_tiles2") == std::string::npos);
+  CHECK_FALSE(jit::has_many_token_kernel(jit::kernel_config(kDeepSeek, "gu_group=0")));
+  CHECK_FALSE(jit::has_many_token_kernel(jit::kernel_config(kDeepSeek, "gu_pipe=8")));
+  CHECK_FALSE(jit::has_many_token_kernel(jit::kernel_config(kLlama4, "")));
+  CHECK_FALSE(jit::has_many_token_kernel(jit::kernel_config(kLlama4, "gu_tiles=2")));
+  CHECK_FALSE(jit::has_many_token_kernel(jit::kernel_config(Key{Kind::kGateUp, 2048, 512, 512, 10}, "")));
+  CHECK_FALSE(jit::has_many_token_kernel(jit::kernel_config(Key{Kind::kDownCombine, 7168, 2048, 2048, 8}, "")));
   CHECK_THROWS_WITH(jit::kernel_config(kDeepSeek, "gu_tiles=3"), Catch::Contains("gu_tiles=3"));
-  CHECK(jit::kernel_config(Key{Kind::kDownCombine, 7168, 2048, 2048, 8}, "gu_tiles=2").tiles == 0);
   // The routed grid: M x K pairs x I / 8 tiles, two per CTA.
   CHECK(gate_up_routed_ctas(1, 8, 2048) == 2048);
-  CHECK(gate_up_routed_ctas(1, 8, 2048, 2) == 1024);
+  CHECK(gate_up_routed_ctas(16, 8, 2048, 2) == 16 * 1024);
   CHECK(gate_up_routed_ctas(3, 8, 2048, 0) == 3 * 2048);
 }
 
-TEST_CASE("gu_tiles=2 compiles without spills", "[nvrtc]") {
-  for (const Key& key : {kDeepSeek, Key{Kind::kGateUp, 5120, 1536, 1536, 8}}) {
+TEST_CASE("gate_up's two-tile kernel compiles without spills", "[nvrtc]") {
+  for (const Key& key : {kDeepSeek, kGlm}) {
     INFO(key.str());
-    auto out = jit::compile(jit::generate_source(key, "sm_90", "gu_tiles=2"), key.str(), "sm_90",
+    auto out = jit::compile(jit::generate_source(key, "sm_90", ""), key.str(), "sm_90",
                             jit::compile_options("sm_90"));
-    CHECK(out.log.find("bytes spill stores") != std::string::npos);
-    CHECK(out.log.find(" 0 bytes spill stores") != std::string::npos);
+    const std::string image(out.cubin.begin(), out.cubin.end());
+    CHECK(image.find(jit::many_token_kernel_name(key)) != std::string::npos);
+    const auto at = out.log.find(jit::many_token_kernel_name(key));
+    REQUIRE(at != std::string::npos);
+    const auto spill = out.log.find("bytes spill stores", at);
+    REQUIRE(spill != std::string::npos);
+    CHECK(out.log.substr(out.log.rfind('\n', spill) + 1, spill - out.log.rfind('\n', spill) - 1)
+              .find(" 0 ") != std::string::npos);
   }
 }
