@@ -64,4 +64,16 @@ case "${1:?run number}" in
     VARIANTS="o@moegemv_v37: x: x2: o2@moegemv_v37:" MODELS=deepseek-v3,glm-4.5 MS=4,8,12,16 \
       ROWS=" gate_up |pair|ceiling" tools/gpu_ab.sh | tee "$out/run4.txt"
     ;;
+  5)  # v39 candidate (.gpubin/moegemv_acc2: the streaming down with two accumulators wherever
+      # its step count is fixed): check, then n a a n on the down; and M=8 with and without the
+      # two-tile gate_up kernel (gu_tiles=1), 9 batches.
+    MOEGEMV_SEED=51 MOEGEMV_CACHE_DIR=/tmp/cache_chk5 timeout 250 .gpubin/moegemv_acc2 check \
+      --shape 7168:2048:2048:8 --shape 5120:1536:1536:8 --shape 5120:8192:8192:1 --shape 2048:512:512:10 \
+      --m 1,3,16 --e 16,256 --replays 2 > "$out/check5_acc2.log" 2>&1
+    echo "check acc2: rc=$? out FAIL: $(grep -ac 'out FAIL' "$out/check5_acc2.log"), out PASS: $(grep -ac 'out PASS' "$out/check5_acc2.log"), nan>0: $(grep -ac 'nan=[1-9]' "$out/check5_acc2.log"), unwritten>0: $(grep -ac 'unwritten=[1-9]' "$out/check5_acc2.log")"
+    VARIANTS="n: a@moegemv_acc2: a2@moegemv_acc2: n2:" MODELS=deepseek-v3,glm-4.5,llama4-maverick MS=1,4,8 \
+      ROWS=" down |pair_pdl|ceiling" tools/gpu_ab.sh | tee "$out/run5.txt"
+    VARIANTS="n: u:gu_tiles=1 u2:gu_tiles=1 n2:" MODELS=deepseek-v3,glm-4.5 MS=8 BATCHES=9 \
+      ROWS=" gate_up |pair|ceiling" tools/gpu_ab.sh | tee "$out/run5_m8.txt"
+    ;;
 esac
