@@ -76,4 +76,10 @@ case "${1:?run number}" in
     VARIANTS="n: u:gu_tiles=1 u2:gu_tiles=1 n2:" MODELS=deepseek-v3,glm-4.5 MS=8 BATCHES=9 \
       ROWS=" gate_up |pair|ceiling" tools/gpu_ab.sh | tee "$out/run5_m8.txt"
     ;;
+  6)  # The closing bench of the session's defaults (v37 down, v38 gate_up two-tile kernel from M =
+      # 8): every preset, M = 1, 2, 4, 8, 16, JSON for PERF.md's table and the plot.
+    MOEGEMV_CACHE_DIR=/tmp/cache_d timeout 300 .gpubin/moegemv bench --json "$out/s13_final.json" \
+      > "$out/s13_final.log" 2>&1
+    echo "bench: rc=$?"; tail -32 "$out/s13_final.log"
+    ;;
 esac
