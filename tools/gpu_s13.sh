@@ -82,11 +82,10 @@ case "${1:?run number}" in
       > "$out/s13_final.log" 2>&1
     echo "bench: rc=$?"; tail -32 "$out/s13_final.log"
     ;;
-  7)  # Leads for the next session: grouping (and with it the two-tile kernel) from M = 4
-      # (gu_group=4) against the default 8, at M = 4 and 6 (n g g n); then Nsight Compute on v37's
-      # DeepSeek-V3 down at M=1 (per-instruction stall samples of the unit loop).
-    VARIANTS="n: g:gu_group=4 g2:gu_group=4 n2:" MODELS=deepseek-v3,glm-4.5 MS=4,6 \
+  7)  # A lead for the next session: grouping (and with it the two-tile kernel) from M = 4
+      # (gu_group=4) against the default 8, at M = 4 and 6 (n g g n, 3 batches: little device
+      # time was left).
+    VARIANTS="n: g:gu_group=4 g2:gu_group=4 n2:" MODELS=deepseek-v3,glm-4.5 MS=4,6 BATCHES=3 \
       ROWS=" gate_up |pair_pdl|ceiling" tools/gpu_ab.sh | tee "$out/run7.txt"
-    KERNELS="down_combine_7168_2048_2048_8\$" tools/gpu_profile.sh deepseek-v3 1 s13_ds1
     ;;
 esac
