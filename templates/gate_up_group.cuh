@@ -16,9 +16,6 @@
 
 namespace moegemv {
 
-// Grids with more pairs than this keep one CTA per pair (the scan is per CTA).
-constexpr int kGroupMaxPairs = 256;
-
 // The pairs routed to one expert, as a bit set in shared memory.
 struct ExpertGroup {
   const unsigned int* bits;  // kGroupMaxPairs / 32 words

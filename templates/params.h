@@ -149,8 +149,7 @@ struct KernelConfig {
   int order;       // gate_up: 1 = the shared expert's CTAs first in the grid (MOEGEMV_GU_ORDER)
   int group;       // from M = group on (0: never), pairs sharing an expert are computed once as
                    // mma columns (gate_up: MOEGEMV_GU_GROUP; the streaming down: down_group.cuh)
-  int tiles;       // gate_up, split tile: 2 = a second kernel with two 8-feature tiles per routed
-                   // CTA, launched from M = group on (gate_up.cuh); 0 or 1: none
+  int tiles;       // gate_up, split tile: 2 = a second kernel, two 8-feature tiles per routed CTA
   int rings;       // the grouped down's rings (0: the most that fit, down_group_rings)
   int sahead;      // streaming down_combine: block scales 1 or 2 units ahead (MOEGEMV_DC_SAHEAD,
                    // stream.cuh ScaleFeed); 0 in gate_up
@@ -212,10 +211,13 @@ constexpr int kGateUpOrderDefault = 1;
 // there, no spill) run 10 measured gu_group=8 slower: Qwen3-Next gate_up M=8 +8%, M=16 +6%,
 // Llama-4 M=8 +4% (their CTAs are small, so the per-CTA scan weighs more).
 constexpr int kGateUpGroupDefault = 8;
-// Session 13 (run 3, n t t n, all M with two tiles per routed CTA): from M = 8 on (the grouped
-// range) gate_up -3.7..-4.8% on DeepSeek-V3 and GLM-4.5, pair with PDL -2.5..-4.3%; at M = 1..4
-// +2..+6% (fewer, longer CTAs), so the two-tile kernel runs only from M = group on.
+// Session 13 (runs 3-5): two tiles per routed CTA, from M = group on, gate_up -2..-5% at M = 8..16
+// (DeepSeek-V3, GLM-4.5); at M = 1..4 +2..+6%: so a second kernel, launched where grouping runs.
 constexpr int kGateUpTilesDefault = 2;
+constexpr int kGroupMaxPairs = 256;  // more pairs: one CTA per pair, ungrouped (the scan is per CTA)
+MOEGEMV_HD constexpr bool gate_up_two_tiles(int m, int k, int group_m) {
+  return group_m > 0 && m >= group_m && m * k <= kGroupMaxPairs;
+}
 // The streaming down's block scales travel `sahead` units ahead of their use (stream.cuh,
 // ScaleFeed): 1 in registers, parked in one buffer of scratch per warp; 2 through a cp.async ring
 // of 3 buffers. Session 6 (runs 4, 6, 7; docs/PERF.md): 2 made the down kernel 2.5-9% faster on

@@ -41,6 +41,12 @@ TEST_CASE("gate_up has a two-tile kernel for M >= group where the split tile gro
   CHECK_FALSE(jit::has_many_token_kernel(jit::kernel_config(Key{Kind::kGateUp, 2048, 512, 512, 10}, "")));
   CHECK_FALSE(jit::has_many_token_kernel(jit::kernel_config(Key{Kind::kDownCombine, 7168, 2048, 2048, 8}, "")));
   CHECK_THROWS_WITH(jit::kernel_config(kDeepSeek, "gu_tiles=3"), Catch::Contains("gu_tiles=3"));
+  // The launcher takes it from M = group on while the grid is grouped (M * K <= 256 pairs).
+  CHECK_FALSE(gate_up_two_tiles(4, 8, 8));
+  CHECK(gate_up_two_tiles(8, 8, 8));
+  CHECK(gate_up_two_tiles(16, 16, 8));
+  CHECK_FALSE(gate_up_two_tiles(16, 17, 8));
+  CHECK_FALSE(gate_up_two_tiles(16, 8, 0));
   // The routed grid: M x K pairs x I / 8 tiles, two per CTA.
   CHECK(gate_up_routed_ctas(1, 8, 2048) == 2048);
   CHECK(gate_up_routed_ctas(16, 8, 2048, 2) == 16 * 1024);
