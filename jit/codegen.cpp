@@ -66,7 +66,9 @@ bool has_single_token_kernel(const KernelConfig& c) { return !c.stream && c.m1_p
 
 std::string many_token_kernel_name(const Key& key) { return kernel_name(key) + "_tiles2"; }
 
-bool has_many_token_kernel(const KernelConfig& c) { return !c.stream && c.split && c.group > 0 && c.tiles == 2; }
+// (kernel_config sets tiles to 1 where the classic kernel cannot take two: no split tile, no
+// grouping, too few steps per warp.)
+bool has_many_token_kernel(const KernelConfig& c) { return !c.stream && c.tiles == 2; }
 
 namespace {
 

@@ -61,21 +61,19 @@ KernelPtr load(const Key& key, const std::string& arch, bool capturing) {
       auto kernel = std::make_shared<LoadedKernel>(
           LoadedKernel{driver::Module(cubin.bytes), nullptr, nullptr, jit::block_warps(key),
                        jit::smem_bytes(key), arch, cubin.origin});
-      kernel->function = kernel->module.function(jit::kernel_name(key).c_str());
-      if (kernel->smem_bytes > 48 * 1024)
-        driver::set_max_dynamic_smem(kernel->function, kernel->smem_bytes);
+      // A kernel of the module with the key's shared memory (the limit raised past 48 KB).
+      auto function = [&](const std::string& name) {
+        const CUfunction f = kernel->module.function(name.c_str());
+        if (kernel->smem_bytes > 48 * 1024) driver::set_max_dynamic_smem(f, kernel->smem_bytes);
+        return f;
+      };
+      kernel->function = function(jit::kernel_name(key));
       const KernelConfig config = jit::kernel_config(key);
-      if (jit::has_single_token_kernel(config)) {
-        kernel->single_token = kernel->module.function(jit::single_token_kernel_name(key).c_str());
-        if (kernel->smem_bytes > 48 * 1024)
-          driver::set_max_dynamic_smem(kernel->single_token, kernel->smem_bytes);
-      }
+      if (jit::has_single_token_kernel(config)) kernel->single_token = function(jit::single_token_kernel_name(key));
       kernel->tile_rows = config.stream ? 8 : down_tile_rows(key.i, key.si, config.split != 0);
       if (jit::has_many_token_kernel(config)) {
-        kernel->many_token = kernel->module.function(jit::many_token_kernel_name(key).c_str());
+        kernel->many_token = function(jit::many_token_kernel_name(key));
         kernel->many_token_min_m = config.group;
-        if (kernel->smem_bytes > 48 * 1024)
-          driver::set_max_dynamic_smem(kernel->many_token, kernel->smem_bytes);
       }
       if (config.stream && key.kind == Kind::kGateUp) kernel->x_slots = config.slots;
       if (config.ring == 2 || config.stream) {

@@ -70,17 +70,16 @@ __device__ __forceinline__ void gate_up_routed_split(const unsigned char* w, con
   ptx::U32x4* xs = reinterpret_cast<ptx::U32x4*>(smem);
   stage_routed_x<H, STAGED>(x, lane, xs_slice, xs);
   float c0[4] = {0.f, 0.f, 0.f, 0.f}, c1[4] = {0.f, 0.f, 0.f, 0.f};
+  float* part = gate_up_partials<false>(smem, H);
   if constexpr (T == 1) {
     dot.finish(rows, pol, SmemB{xs}, c0, c1);
   } else {
-    float* part = gate_up_partials<false>(smem, H);
     auto first_tile = [&](float (&d0)[4], float (&d1)[4]) {
       store_split_partials(part, warp, 0, g, t, d0, 0);
       store_split_partials(part, warp, 1, g, t, d1, 0);
     };
     dot.finish(rows, pol, SmemB{xs}, c0, c1, 8LL * (H / 2), first_tile);
   }
-  float* part = gate_up_partials<false>(smem, H);
   store_split_partials(part, warp, 0, g, t, c0, T - 1);
   store_split_partials(part, warp, 1, g, t, c1, T - 1);
 }
