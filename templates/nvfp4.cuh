@@ -33,7 +33,9 @@ constexpr unsigned int kValuesHi = 0x0C080604u;  // v of magnitude codes 4..7
 __device__ __forceinline__ void e2m1_word_raw(unsigned int q, unsigned int (&raw)[4]) {
   const unsigned int mag = ptx::and_bits<0x77777777u>(q);
   const unsigned int v03 = ptx::prmt(kValuesLo, kValuesHi, mag);        // bytes: v0 v1 v2 v3
-  const unsigned int v47 = ptx::prmt(kValuesLo, kValuesHi, mag >> 16);  // bytes: v4 v5 v6 v7
+  // mag's high half as the selector, moved by the FMA pipe (the decode's ops are otherwise all on
+  // the integer ALU): as an f16 its bits 15 and 11 are clear, so it is finite and moves exactly.
+  const unsigned int v47 = ptx::prmt(kValuesLo, kValuesHi, ptx::high_half_fma(mag));  // bytes: v4 v5 v6 v7
   const unsigned int odd = ptx::and_bits<0x80808080u>(q);         // bytes: s1 s3 s5 s7
   const unsigned int even = ptx::and_bits<0x80808080u>(q << 4);   // bytes: s0 s2 s4 s6
   raw[0] = ptx::prmt(v03, even, 0x5240u);  // {v0 s0, v2 s2}

@@ -143,6 +143,22 @@ __device__ __forceinline__ unsigned int xor3(unsigned int a, unsigned int b, uns
   return d;
 }
 
+// The high half of x in both halves, on the FMA pipe instead of the integer ALU (a shift or PRMT
+// would take the ALU): an f16 multiply of the high half by 1.0 (HMUL2 with the .H1_H1 operand).
+// Bit-exact where that half is a finite f16 (exponent field bits 14..10 not all ones): f16
+// multiplies keep subnormals (no .ftz) and x * 1 = x. Callers guarantee finiteness.
+__device__ __forceinline__ unsigned int high_half_fma(unsigned int x) {
+  unsigned int d;
+  asm("{.reg .f16 lo, hi, one, r;\n\t"
+      "mov.b32 {lo, hi}, %1;\n\t"
+      "mov.b16 one, 0x3C00;\n\t"
+      "mul.rn.f16 r, hi, one;\n\t"
+      "mov.b32 %0, {r, r};}"
+      : "=r"(d)
+      : "r"(x));
+  return d;
+}
+
 __device__ __forceinline__ unsigned int prmt(unsigned int a, unsigned int b, unsigned int sel) {
   unsigned int d;
   asm("prmt.b32 %0, %1, %2, %3;" : "=r"(d) : "r"(a), "r"(b), "r"(sel));

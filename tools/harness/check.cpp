@@ -163,7 +163,8 @@ SimpleCheck check_decode_exhaustive(CUstream stream) {
   CUfunction probe = module.function(jit::kProbeKernel);
 
   // Words: each code in all 8 nibbles, for each of the 256 scale bytes (low byte) paired with
-  // the same byte (high); then 4096 random words with random scales.
+  // the same byte (high); every 16-bit pattern as both halves of a word (the decode moves a
+  // half on its own path, nvfp4.cuh), with random scales; then 4096 random words and scales.
   std::vector<std::uint32_t> words;
   std::vector<std::uint16_t> scales;
   for (std::uint32_t code = 0; code < 16; ++code)
@@ -172,6 +173,11 @@ SimpleCheck check_decode_exhaustive(CUstream stream) {
       scales.push_back(static_cast<std::uint16_t>(s | ((255 - s) << 8)));
     }
   std::uint64_t state = fresh_seed();
+  for (std::uint32_t half = 0; half < 65536; ++half) {
+    state = state * 6364136223846793005ull + 1442695040888963407ull;
+    words.push_back(half | (half << 16));
+    scales.push_back(static_cast<std::uint16_t>(state >> 16));
+  }
   for (int i = 0; i < 4096; ++i) {
     state = state * 6364136223846793005ull + 1442695040888963407ull;
     words.push_back(static_cast<std::uint32_t>(state >> 32));
@@ -215,8 +221,8 @@ SimpleCheck check_decode_exhaustive(CUstream stream) {
   }
   SimpleCheck r;
   r.pass = bad == 0;
-  r.summary = fmt::format("decode: {} values (16 codes x 256 e4m3 bytes, both scale bytes, plus "
-                          "4096 random words), {} wrong{}{}",
+  r.summary = fmt::format("decode: {} values (16 codes x 256 e4m3 bytes, both scale bytes; every "
+                          "16-bit half; 4096 random words), {} wrong{}{}",
                           checked, bad, bad ? "; first: " : "", first);
   return r;
 }
