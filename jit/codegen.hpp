@@ -53,9 +53,10 @@ std::string generate_source(const Key& key, const std::string& arch, const std::
 /// NVRTC options for arch.
 std::vector<std::string> compile_options(const std::string& arch);
 
-/// The decode-probe kernel used by the exhaustive decode test.
+/// The decode-probe kernel used by the exhaustive decode test, built with one of the decode
+/// forms (MOEGEMV_DECODE, 0..kDecodeFormMax).
 inline constexpr const char* kProbeKernel = "moegemv_decode_probe";
-std::string probe_source(const std::string& arch);
+std::string probe_source(const std::string& arch, int decode_form = 0);
 
 /// The streaming-read kernel the benchmark measures its ceiling with.
 inline constexpr const char* kStreamReadKernel = "moegemv_stream_read";

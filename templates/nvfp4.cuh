@@ -26,18 +26,25 @@ constexpr float kAccUnscale = static_cast<float>(1u << kDecodeShift);  // undoes
 // Two byte lookups (PRMT with the sign-cleared nibbles as selectors, on a table of the 8 values
 // of v) give the low byte of every element; the high bytes are the sign bits at bit 7 of a byte:
 // the odd nibbles' already are (q & 0x80808080), the even nibbles' after a shift by 4. One PRMT
-// per pair then picks its two low bytes and two sign bytes: 11 integer ops per 8 weights.
+// per pair then picks its two low bytes and two sign bytes: 11 integer ops per 8 weights (SASS:
+// 10 on the integer ALU, the shift by 4 an IMAD on the FMA pipe; MOEGEMV_DECODE bit 1: 9 and 2).
 constexpr unsigned int kValuesLo = 0x03020100u;  // v of magnitude codes 0..3
 constexpr unsigned int kValuesHi = 0x0C080604u;  // v of magnitude codes 4..7
 
 __device__ __forceinline__ void e2m1_word_raw(unsigned int q, unsigned int (&raw)[4]) {
-  const unsigned int mag = ptx::and_bits<0x77777777u>(q);
+  // DIAGNOSTIC (MOEGEMV_KNOCK & 16, wrong values): the three masks become integer multiplies, one
+  // each (FMA pipe, chained through registers so ptxas cannot fold them): the same instruction
+  // count with three integer-ALU ops per word fewer, to see whether that pipe bounds the decode.
+  constexpr bool kKnockMasks = (MOEGEMV_KNOCK & 16) != 0;
+  const unsigned int mag = kKnockMasks ? q * 5u : ptx::and_bits<0x77777777u>(q);
   const unsigned int v03 = ptx::prmt(kValuesLo, kValuesHi, mag);        // bytes: v0 v1 v2 v3
-  // mag's high half as the selector, moved by the FMA pipe (the decode's ops are otherwise all on
-  // the integer ALU): as an f16 its bits 15 and 11 are clear, so it is finite and moves exactly.
-  const unsigned int v47 = ptx::prmt(kValuesLo, kValuesHi, ptx::high_half_fma(mag));  // bytes: v4 v5 v6 v7
-  const unsigned int odd = ptx::and_bits<0x80808080u>(q);         // bytes: s1 s3 s5 s7
-  const unsigned int even = ptx::and_bits<0x80808080u>(q << 4);   // bytes: s0 s2 s4 s6
+  // The high half's selectors (PRMT reads bits 0..15). MOEGEMV_DECODE bit 1 moves them on the FMA
+  // pipe (the decode's other ops are integer ALU): as an f16 that half has bits 15 and 11 clear,
+  // so it is finite and the multiply by 1 keeps its bits.
+  const unsigned int sel47 = (MOEGEMV_DECODE & 1) ? ptx::high_half_fma<false>(mag) : mag >> 16;
+  const unsigned int v47 = ptx::prmt(kValuesLo, kValuesHi, sel47);     // bytes: v4 v5 v6 v7
+  const unsigned int odd = kKnockMasks ? q * mag : ptx::and_bits<0x80808080u>(q);  // bytes: s1 s3 s5 s7
+  const unsigned int even = kKnockMasks ? (q << 4) * odd : ptx::and_bits<0x80808080u>(q << 4);  // s0 s2 s4 s6
   raw[0] = ptx::prmt(v03, even, 0x5240u);  // {v0 s0, v2 s2}
   raw[1] = ptx::prmt(v03, odd, 0x5341u);   // {v1 s1, v3 s3}
   raw[2] = ptx::prmt(v47, even, 0x7260u);  // {v4 s4, v6 s6}
@@ -53,8 +60,15 @@ __device__ __forceinline__ void scale_pair_bf16x2(unsigned short two, unsigned i
   const float k = __uint_as_float(kF32TwoPow119);
   const float f0 = ptx::mul_rn(ptx::f16_lo_to_f32(h2), k);
   const float f1 = ptx::mul_rn(ptx::f16_hi_to_f32(h2), k);
-  s0 = ptx::f32x2_to_bf16x2(f0, f0);
-  s1 = ptx::f32x2_to_bf16x2(f1, f1);
+  if constexpr (MOEGEMV_DECODE & 2) {
+    // S has 4 significant bits, so f's low 16 bits are 0 and its high half is S in bf16: broadcast
+    // on the FMA pipe (S is finite and normal: 2^110 <= |S| < 2^128).
+    s0 = ptx::high_half_fma<true>(__float_as_uint(f0));
+    s1 = ptx::high_half_fma<true>(__float_as_uint(f1));
+  } else {
+    s0 = ptx::f32x2_to_bf16x2(f0, f0);
+    s1 = ptx::f32x2_to_bf16x2(f1, f1);
+  }
 }
 
 // Exact w * 2^-13 of the 8 weights of word q, given the broadcast scale {S, S}: pair p holds

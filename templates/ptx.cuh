@@ -143,19 +143,30 @@ __device__ __forceinline__ unsigned int xor3(unsigned int a, unsigned int b, uns
   return d;
 }
 
-// The high half of x in both halves, on the FMA pipe instead of the integer ALU (a shift or PRMT
-// would take the ALU): an f16 multiply of the high half by 1.0 (HMUL2 with the .H1_H1 operand).
-// Bit-exact where that half is a finite f16 (exponent field bits 14..10 not all ones): f16
-// multiplies keep subnormals (no .ftz) and x * 1 = x. Callers guarantee finiteness.
+// The high half of x in both halves, on the FMA pipe instead of the integer ALU (a shift, PRMT
+// or F2FP pack would take the ALU): a packed multiply by 1 of the high half broadcast (one HMUL2
+// with the .H1_H1 operand). kBf16: the half as a bf16, else as an f16. Bit-exact where the half is
+// a finite number of that format: x * 1 = x, and neither multiply flushes subnormals (no .ftz).
+template <bool kBf16>
 __device__ __forceinline__ unsigned int high_half_fma(unsigned int x) {
   unsigned int d;
-  asm("{.reg .f16 lo, hi, one, r;\n\t"
-      "mov.b32 {lo, hi}, %1;\n\t"
-      "mov.b16 one, 0x3C00;\n\t"
-      "mul.rn.f16 r, hi, one;\n\t"
-      "mov.b32 %0, {r, r};}"
-      : "=r"(d)
-      : "r"(x));
+  if constexpr (kBf16) {
+    asm("{.reg .b16 lo, hi; .reg .b32 both, one;\n\t"
+        "mov.b32 {lo, hi}, %1;\n\t"
+        "mov.b32 both, {hi, hi};\n\t"
+        "mov.b32 one, 0x3F803F80;\n\t"
+        "mul.rn.bf16x2 %0, both, one;}"
+        : "=r"(d)
+        : "r"(x));
+  } else {
+    asm("{.reg .b16 lo, hi; .reg .b32 both, one;\n\t"
+        "mov.b32 {lo, hi}, %1;\n\t"
+        "mov.b32 both, {hi, hi};\n\t"
+        "mov.b32 one, 0x3C003C00;\n\t"
+        "mul.rn.f16x2 %0, both, one;}"
+        : "=r"(d)
+        : "r"(x));
+  }
   return d;
 }
 

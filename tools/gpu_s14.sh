@@ -1,30 +1,41 @@
 #!/usr/bin/env bash
 # Session 14's device runs (records). Build here first (`make gpubin`), carry [".gpubin"]:
 #   tools/gpu_s14.sh 1
-# .gpubin/moegemv_s13 is session 13's final code (commit 3c614da) for two-build A/Bs.
+# (Session 14 itself was lent no device: these runs are prepared for the next session.)
 set -u
 out=${OUT:-/tmp/out}
 mkdir -p "$out"
 check_counts() {  # out FAIL / nan / unwritten lines of a check log
   echo "$1: rc=$2 out FAIL $(grep -ac 'out FAIL' "$1") out PASS $(grep -ac 'out PASS' "$1") nan>0 $(grep -ac 'nan=[1-9]' "$1") unwritten>0 $(grep -ac 'unwritten=[1-9]' "$1")"
 }
+DECODE=gu_decode=3,dc_decode=3
 case "${1:?run number}" in
-  1)  # v39: the decode's high-half selector moved by an f16 multiply (HMUL2 .H1_H1, FMA pipe)
-      # instead of a shift (integer ALU): same bits, so the check logs of the two builds must be
-      # identical (same seed); the exhaustive decode probe now also covers every 16-bit half.
-      # Then o x x o against session 13's build on every preset, and the [gpu] tests.
-    for b in moegemv_s13 moegemv; do
-      MOEGEMV_SEED=61 MOEGEMV_CACHE_DIR=/tmp/cache_chk_$b timeout 250 .gpubin/$b check \
-        --shape 7168:2048:2048:8 --shape 5120:1536:1536:8 --shape 5120:8192:8192:1 --shape 2048:512:512:10 \
-        --m 1,3,16 --e 16,256 --replays 2 > "$out/check_$b.log" 2>&1
-      check_counts "$out/check_$b.log" $?
-      grep -av "took\|PASS capture\|decode" "$out/check_$b.log" > "$out/check_$b.cmp"
+  1)  # v39 + v40 (gu_decode=3, dc_decode=3): two steps of the decode moved to the FMA pipe as
+      # HMUL2s by 1 (bit 1: the second lookup's selectors, not a shift: one integer-ALU op per
+      # word; bit 2: the scale's bf16 broadcast, not an F2FP pack: 4 per 128-element step, pipe
+      # not known). Same bits: the check logs with and without must
+      # be identical (same seed); the exhaustive decode probe runs every form (0..3) and every
+      # 16-bit half. Then n d d n on every preset.
+    for tune in "" $DECODE; do
+      name=${tune:+decode}; name=${name:-default}
+      MOEGEMV_SEED=61 MOEGEMV_TUNE=$tune MOEGEMV_CACHE_DIR=/tmp/cache_chk_$name timeout 200 .gpubin/moegemv check \
+        --shape 7168:2048:2048:8 --shape 2048:512:512:10 --m 1,3,16 --e 16,256 --replays 2 \
+        > "$out/check_$name.log" 2>&1
+      check_counts "$out/check_$name.log" $?
+      grep -av "took\|PASS capture" "$out/check_$name.log" > "$out/check_$name.cmp"
     done
-    cmp "$out/check_moegemv_s13.cmp" "$out/check_moegemv.cmp" && echo "check logs identical"
-    grep -a "^decode\|decode:" "$out/check_moegemv.log" | head -2
-    VARIANTS="o@moegemv_s13: x: x2: o2@moegemv_s13:" MODELS=deepseek-v3,glm-4.5,llama4-maverick,qwen3-next \
+    cmp "$out/check_default.cmp" "$out/check_decode.cmp" && echo "check logs identical"
+    grep -a "decode:" "$out/check_default.log" | head -1
+    VARIANTS="n: d:$DECODE d2:$DECODE n2:" MODELS=deepseek-v3,glm-4.5,llama4-maverick,qwen3-next \
       MS=1,4,16 ROWS=" gate_up | down |pair_pdl|ceiling" tools/gpu_ab.sh | tee "$out/run1.txt"
-    MOEGEMV_CACHE_DIR=/tmp/cache_chk_moegemv timeout 300 .gpubin/test_runtime "[gpu]" > "$out/tests1.log" 2>&1
-    echo "[gpu] tests: rc=$?"; grep -aE "^test cases|FAILED" "$out/tests1.log" | head -8
+    ;;
+  2)  # Which move pays (decode=1, decode=2 alone), and is the integer ALU pipe what bounds the
+      # decode? knock=16 (wrong results) turns its three masks into integer multiplies: the same
+      # instruction count, three ALU ops per word fewer (four with decode bit 1). If the kernels
+      # speed up by much more than run 1's one op, the ALU pipe binds. Then the [gpu] tests.
+    VARIANTS="n: d1:gu_decode=1,dc_decode=1 d2:gu_decode=2,dc_decode=2 k:gu_knock=16,dc_knock=16,$DECODE n2:" \
+      MODELS=deepseek-v3,glm-4.5 MS=1,4 ROWS=" gate_up | down |ceiling" tools/gpu_ab.sh | tee "$out/run2.txt"
+    MOEGEMV_CACHE_DIR=/tmp/cache_tests timeout 300 .gpubin/test_runtime "[gpu]" > "$out/tests2.log" 2>&1
+    echo "[gpu] tests: rc=$?"; grep -aE "^test cases|FAILED" "$out/tests2.log" | head -8
     ;;
 esac

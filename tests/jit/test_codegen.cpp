@@ -115,7 +115,18 @@ TEST_CASE("MOEGEMV_TUNE overrides the kernel config and names bad entries", "[co
   CHECK(jit::generate_source(dc, "sm_90", "").find("MOEGEMV_KNOCK") == std::string::npos);
   CHECK(jit::generate_source(gu, "sm_90", "gu_knock=3").find("#define MOEGEMV_KNOCK 3") != std::string::npos);
   CHECK(jit::generate_source(dc, "sm_90", "dc_knock=1").find("#define MOEGEMV_KNOCK 1") != std::string::npos);
-  CHECK_THROWS_WITH(jit::kernel_config(gu, "gu_knock=16"), Catch::Contains("gu_knock=16"));
+  CHECK_THROWS_WITH(jit::kernel_config(gu, "gu_knock=32"), Catch::Contains("gu_knock=32"));
+  // The decode form (session 14): 0 by default, emitted only when asked for, also where the
+  // shape falls back to the classic kernel; out of range names itself.
+  CHECK(base.decode == 0);
+  CHECK(jit::generate_source(dc, "sm_90", "").find("MOEGEMV_DECODE") == std::string::npos);
+  CHECK(jit::generate_source(gu, "sm_90", "gu_decode=1").find("#define MOEGEMV_DECODE 1") != std::string::npos);
+  CHECK(jit::generate_source(dc, "sm_90", "dc_decode=1").find("#define MOEGEMV_DECODE 1") != std::string::npos);
+  CHECK(jit::generate_source(dc, "sm_90", "gu_decode=1").find("MOEGEMV_DECODE") == std::string::npos);
+  CHECK(jit::kernel_config(dc, "dc_decode=1,dc_stream=1,dc_pipe=8").stream == 0);
+  CHECK(jit::kernel_config(dc, "dc_decode=1,dc_stream=1,dc_pipe=8").decode == 1);
+  CHECK(jit::kernel_config(dc, "dc_decode=3").decode == 3);
+  CHECK_THROWS_WITH(jit::kernel_config(dc, "dc_decode=4"), Catch::Contains("dc_decode=4"));
   // gate_up split rows: x staged, H % 256 == 0 (else the classic tiles); the default on the wide
   // many-expert shapes (4 CTAs/SM), not on Qwen3-Next or Llama-4.
   CHECK(jit::kernel_config(gu, "").split == 1);

@@ -127,9 +127,12 @@ TEST_CASE("the diagnostic CTA timeline compiles into both kernels without spills
   }
 }
 
-TEST_CASE("the decode probe compiles", "[nvrtc]") {
-  auto out = jit::compile(jit::probe_source("sm_90"), "probe", "sm_90", jit::compile_options("sm_90"));
-  CHECK(out.cubin.size() > 100);
+TEST_CASE("the decode probe compiles in every decode form", "[nvrtc]") {
+  for (int form = 0; form <= kDecodeFormMax; ++form) {
+    auto out = jit::compile(jit::probe_source("sm_90", form), "probe", "sm_90", jit::compile_options("sm_90"));
+    CHECK(out.cubin.size() > 100);
+  }
+  CHECK_THROWS_AS(jit::probe_source("sm_90", kDecodeFormMax + 1), ArgumentError);
 }
 
 TEST_CASE("the bench's diagnostic kernels compile", "[nvrtc]") {

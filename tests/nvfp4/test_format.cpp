@@ -3,9 +3,11 @@
 #include <bit>
 #include <catch2/catch.hpp>
 #include <cmath>
+#include <cstdint>
 #include <limits>
 
 #include "nvfp4/format.hpp"
+#include "templates/params.h"
 
 using namespace moegemv::nvfp4;
 
@@ -135,3 +137,26 @@ TEST_CASE("SPEC software e2m1 decode: nibble bits at bf16 bits 15 and 8..6, time
     CHECK(decoded == e2m1_to_float(static_cast<uint8_t>(c)));
   }
 }
+
+// The decode's FMA-pipe moves (MOEGEMV_DECODE, templates/nvfp4.cuh) multiply a half-word by 1,
+// which keeps its bits only where it is a finite number of the format: pinned here for every
+// value they can see.
+TEST_CASE("the decode's half-word moves see only finite f16 and bf16 values", "[reference][format]") {
+  // Bit 1: the high half of a word with its nibbles' sign bits cleared, as an f16.
+  for (std::uint32_t h = 0; h < 65536; ++h) {
+    if (h & 0x8888u) continue;
+    CAPTURE(h);
+    CHECK(((h >> 10) & 0x1F) != 0x1F);
+  }
+  // Bit 2: S = scale * 2^(132 - kDecodeShift) as fp32, whose high half is then S's bf16: its low
+  // half must be 0 and the bf16 finite, for every finite e4m3 scale.
+  for (int b = 0; b < 256; ++b) {
+    if (!is_finite_e4m3(b)) continue;
+    const float s = std::ldexp(e4m3_to_float(static_cast<uint8_t>(b)), 132 - moegemv::kDecodeShift);
+    const auto f = std::bit_cast<std::uint32_t>(s);
+    CAPTURE(b, s);
+    CHECK((f & 0xFFFFu) == 0);
+    CHECK(((f >> 23) & 0xFF) != 0xFF);
+  }
+}
+

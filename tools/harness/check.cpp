@@ -156,12 +156,6 @@ SimpleCheck control_summation_order(const nvfp4::SyntheticLayer& host, int m, in
 }
 
 SimpleCheck check_decode_exhaustive(CUstream stream) {
-  const std::string arch = detail::current_arch();
-  auto compiled = jit::compile(jit::probe_source(arch), "decode_probe", arch,
-                               jit::compile_options(arch));
-  driver::Module module(compiled.cubin);
-  CUfunction probe = module.function(jit::kProbeKernel);
-
   // Words: each code in all 8 nibbles, for each of the 256 scale bytes (low byte) paired with
   // the same byte (high); every 16-bit pattern as both halves of a word (the decode moves a
   // half on its own path, nvfp4.cuh), with random scales; then 4096 random words and scales.
@@ -194,36 +188,43 @@ SimpleCheck check_decode_exhaustive(CUstream stream) {
   driver::LaunchConfig config;
   config.grid[0] = static_cast<unsigned>((n + 127) / 128);
   config.block[0] = 128;
-  driver::launch(probe, config, stream, &p);
-  std::vector<std::uint16_t> out(n * 8), out_hi(n * 8);
-  dout.download(out.data(), n * 16);
-  dout_hi.download(out_hi.data(), n * 16);
 
+  // Every decode form the kernels can be built with (MOEGEMV_DECODE), each its own probe.
+  const std::string arch = detail::current_arch();
   std::size_t bad = 0, checked = 0;
   std::string first;
-  for (int i = 0; i < n; ++i) {
-    for (int half = 0; half < 2; ++half) {
-      const std::uint8_t sbyte = half ? scales[i] >> 8 : scales[i] & 0xFF;
-      const float s = nvfp4::e4m3_to_float(sbyte);
-      for (int elem = 0; elem < 8; ++elem) {
-        const std::uint8_t code = (words[i] >> (4 * elem)) & 0xF;
-        // Expected: e2m1 * e4m3 * 2^-kDecodeShift, exact in bf16 (NaN scales: any NaN).
-        const float want = std::ldexp(nvfp4::e2m1_to_float(code) * s, -kDecodeShift);
-        const std::uint16_t got = (half ? out_hi : out)[8 * i + elem];
-        const bool ok = std::isnan(want) ? std::isnan(nvfp4::bf16_bits_to_float(got))
-                                         : got == nvfp4::float_to_bf16_bits(want);
-        ++checked;
-        if (!ok && bad++ == 0)
-          first = fmt::format("word {:#010x} elem {} scale {:#04x}: got {:#06x} want {:#06x}",
-                              words[i], elem, sbyte, got, nvfp4::float_to_bf16_bits(want));
+  for (int form = 0; form <= kDecodeFormMax; ++form) {
+    auto compiled = jit::compile(jit::probe_source(arch, form), "decode_probe", arch,
+                                 jit::compile_options(arch));
+    driver::Module module(compiled.cubin);
+    driver::launch(module.function(jit::kProbeKernel), config, stream, &p);
+    std::vector<std::uint16_t> out(n * 8), out_hi(n * 8);
+    dout.download(out.data(), n * 16);
+    dout_hi.download(out_hi.data(), n * 16);
+    for (int i = 0; i < n; ++i) {
+      for (int half = 0; half < 2; ++half) {
+        const std::uint8_t sbyte = half ? scales[i] >> 8 : scales[i] & 0xFF;
+        const float s = nvfp4::e4m3_to_float(sbyte);
+        for (int elem = 0; elem < 8; ++elem) {
+          const std::uint8_t code = (words[i] >> (4 * elem)) & 0xF;
+          // Expected: e2m1 * e4m3 * 2^-kDecodeShift, exact in bf16 (NaN scales: any NaN).
+          const float want = std::ldexp(nvfp4::e2m1_to_float(code) * s, -kDecodeShift);
+          const std::uint16_t got = (half ? out_hi : out)[8 * i + elem];
+          const bool ok = std::isnan(want) ? std::isnan(nvfp4::bf16_bits_to_float(got))
+                                           : got == nvfp4::float_to_bf16_bits(want);
+          ++checked;
+          if (!ok && bad++ == 0)
+            first = fmt::format("decode form {}: word {:#010x} elem {} scale {:#04x}: got {:#06x} want {:#06x}",
+                                form, words[i], elem, sbyte, got, nvfp4::float_to_bf16_bits(want));
+        }
       }
     }
   }
   SimpleCheck r;
   r.pass = bad == 0;
-  r.summary = fmt::format("decode: {} values (16 codes x 256 e4m3 bytes, both scale bytes; every "
-                          "16-bit half; 4096 random words), {} wrong{}{}",
-                          checked, bad, bad ? "; first: " : "", first);
+  r.summary = fmt::format("decode: {} values ({} decode forms x (16 codes x 256 e4m3 bytes, both "
+                          "scale bytes; every 16-bit half; 4096 random words)), {} wrong{}{}",
+                          checked, kDecodeFormMax + 1, bad, bad ? "; first: " : "", first);
   return r;
 }
 

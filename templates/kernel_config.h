@@ -1,0 +1,123 @@
+// The kernel configuration: the struct the generator fills (jit/codegen.cpp, kernel_config) and
+// the launcher reads, and the macros through which some of its choices reach the templates.
+// Shared verbatim by the host (g++) and the device (NVRTC), as params.h. Plain C++.
+#pragma once
+
+// DIAGNOSTIC ONLY (MOEGEMV_TUNE gu_knock / dc_knock = bits): removes work from the classic kernels
+// so that the benchmark shows what that work costs; the results are WRONG. Bit 1: the e2m1 decode
+// becomes one shift per bf16x2; 2: no scale multiply; 4: gate_up does not stage x; 8: routed
+// gate_up takes its expert from the pair index, not from ids (no dependent load before the
+// weights); 16: the decode's three masks become integer multiplies (nvfp4.cuh: the same issue
+// count, three integer-ALU ops per word fewer).
+#ifndef MOEGEMV_KNOCK
+#define MOEGEMV_KNOCK 0
+#endif
+#ifndef MOEGEMV_GU_STAGE
+#define MOEGEMV_GU_STAGE 0
+#endif
+#ifndef MOEGEMV_GU_ORDER
+#define MOEGEMV_GU_ORDER 0
+#endif
+#ifndef MOEGEMV_GU_GROUP
+#define MOEGEMV_GU_GROUP 0
+#endif
+#ifndef MOEGEMV_DC_SAHEAD
+#define MOEGEMV_DC_SAHEAD 1
+#endif
+// The streaming down's copies (down_stream.cuh): MOEGEMV_DC_RUNS 2 = a slot's 8 rows as two runs
+// of 4, kRunPad apart (no bank conflict), 1 = one copy of all 8 (2-way conflicts, half the
+// copies); MOEGEMV_DC_LANES 1 = each segment's copy issued by its own producer lane (2, 3:
+// variants, down_produce.cuh).
+#ifndef MOEGEMV_DC_RUNS
+#define MOEGEMV_DC_RUNS 2
+#endif
+#ifndef MOEGEMV_DC_LANES
+#define MOEGEMV_DC_LANES 0
+#endif
+// MOEGEMV_DC_EARLY 1: the streaming down loads its first token's routing info and the shared
+// expert's global scale before griddepcontrol.wait (session 7; session 8, runs 1-2 and 12: passes
+// the check, no gain in the pair).
+#ifndef MOEGEMV_DC_EARLY
+#define MOEGEMV_DC_EARLY 0
+#endif
+
+// MOEGEMV_DC_LAUNCH: where the streaming down lets the next kernel (the next layer's gate_up)
+// launch: 0 right after its PDL wait; 1 after its first token's act is staged; 2 after its last
+// unit, so that the next gate_up's pre-wait weight loads do not compete with the down's loads
+// after its wait. Session 8 (run 4): no effect on any preset; 0 stays.
+#ifndef MOEGEMV_DC_LAUNCH
+#define MOEGEMV_DC_LAUNCH 0
+#endif
+
+// MOEGEMV_DC_WSTAGE 1: with one warp per segment (chunks = 1), each consumer warp stages its own
+// act row and the combiner the routing info (the first token's before the PDL wait), with no CTA
+// barrier at a token change (session 8, run 13, n w w n: Qwen3-Next down 6.66 -> 5.80 us, pair
+// with PDL M=1 12.57 -> 11.82, M=2 20.55 -> 19.30, M=4 30.8 -> 28.5, M=8 53.8 -> 51.0); 2: also
+// with several warps per segment (v27, session 9).
+#ifndef MOEGEMV_DC_WSTAGE
+#define MOEGEMV_DC_WSTAGE 0
+#endif
+
+// MOEGEMV_DECODE (nvfp4.cuh), bits: two steps of the decode done on the FMA pipe instead (HMUL2
+// by 1 with the .H1_H1 operand), same bits. 1: the second byte lookup's selectors (the high half
+// of a word's sign-cleared nibbles) moved by an f16 multiply, not a shift (integer ALU; one per
+// 8 weights); 2: each block scale S broadcast to both halves of its bf16x2 by a bf16 multiply,
+// not an F2FP pack (one per 16 weights).
+// Session 14 (v39, v40 candidates), not yet measured on the GPU (no device that session).
+#ifndef MOEGEMV_DECODE
+#define MOEGEMV_DECODE 0
+#endif
+
+namespace moegemv {
+
+constexpr int kDecodeFormMax = 3;  // MOEGEMV_DECODE's forms: 0..kDecodeFormMax
+
+// DIAGNOSTIC (MOEGEMV_TIMELINE, templates/timeline.cuh): CTAs whose start / PDL wait / end are
+// recorded (later CTAs are not).
+constexpr int kTimelineCtas = 32768;
+
+// Kernel configuration: a function of the key (plus an optional tuning override), used by the
+// generator (template arguments, __launch_bounds__) and by the launcher (block, smem).
+struct KernelConfig {
+  int warps;       // warps per CTA, splitting K
+  int pipe;        // 128-element steps in flight per warp
+  int direct_b;    // 1: B (x / act) read from global per step; 0: staged in shared memory
+  int min_blocks;  // __launch_bounds__ minimum CTAs per SM (register budget)
+  int l2_prefetch; // down_combine: bulk-prefetch the CTA's weights into L2 before the PDL wait
+  int ring;        // 1: weights through a per-warp shared-memory ring (cp.async), B staged in smem;
+                   // 2 (down_combine): the same in a persistent kernel, one CTA per SM
+  int split;       // down_combine: 8-row tiles with the two K halves as mma row groups (when
+                   // every K length is a multiple of 128); 0: 16-row tiles. gate_up: routed
+                   // rows read as two 128-element halves on adjacent mma rows (tile_split.cuh)
+  int stream;      // 1: the persistent bulk-copy kernels (templates/stream.cuh); then `warps` are
+                   // the consumer warps (one producer warp more), `pipe` the slots per ring
+  int chunks;      // stream down_combine: warps per segment (splitting its steps)
+  int slots;       // stream gate_up: tokens of x staged at once (shared-expert mma columns)
+  int stage;       // gate_up: 1 = each warp stages only its own slice of x, loads issued before
+                   // the ids load, no CTA barrier (MOEGEMV_GU_STAGE)
+  int order;       // gate_up: 1 = the shared expert's CTAs first in the grid (MOEGEMV_GU_ORDER)
+  int group;       // from M = group on (0: never), pairs sharing an expert are computed once as
+                   // mma columns (gate_up: MOEGEMV_GU_GROUP; the streaming down: down_group.cuh)
+  int tiles;       // gate_up, split tile: 2 = a second kernel, two 8-feature tiles per routed CTA
+  int rings;       // the grouped down's rings (0: the most that fit, down_group_rings)
+  int sahead;      // streaming down_combine: block scales 1 or 2 units ahead (MOEGEMV_DC_SAHEAD,
+                   // stream.cuh ScaleFeed); 0 in gate_up
+  int knock;       // DIAGNOSTIC ONLY, wrong results: bits of work removed from the classic kernels
+                   // to see what bounds them (MOEGEMV_KNOCK below); 0 in real use
+  int timeline;    // DIAGNOSTIC ONLY: 1 = CTA timestamps (MOEGEMV_TIMELINE, timeline.cuh); 0 in real use
+  int runs;        // streaming down_combine: copies per 8-row slot, 1 or 2 (MOEGEMV_DC_RUNS); 0 in gate_up
+  int lanes;       // streaming down_combine: 1 = one producer lane per segment (MOEGEMV_DC_LANES;
+                   // 2, 3: variants that prepare each copy before waiting, no gain in session 8)
+  int early;       // streaming down_combine: 1 = routing info before the PDL wait (MOEGEMV_DC_EARLY)
+  int launch;      // streaming down_combine: where griddepcontrol.launch_dependents is
+                   // (MOEGEMV_DC_LAUNCH)
+  int wstage;      // streaming down_combine: 1 = per-warp act staging with one warp per segment,
+                   // 2 = also with several (MOEGEMV_DC_WSTAGE)
+  int maxreg;      // registers per thread (__maxnreg__) instead of __launch_bounds__; 0: bounds
+  int m1_pipe;     // classic gate_up: a second kernel in the module for M = 1 with this many
+                   // steps in flight (0: none; the launcher picks it when M = 1)
+  int m1_minb;     // ... and this many CTAs/SM for its __launch_bounds__
+  int decode;      // bits of MOEGEMV_DECODE: decode steps moved to the FMA pipe; 0: none
+};
+
+}  // namespace moegemv
