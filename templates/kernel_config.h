@@ -63,7 +63,7 @@
 // of a word's sign-cleared nibbles) moved by an f16 multiply, not a shift (integer ALU; one per
 // 8 weights); 2: each block scale S broadcast to both halves of its bf16x2 by a bf16 multiply,
 // not an F2FP pack (one per 16 weights).
-// Session 14 (v39, v40 candidates), not yet measured on the GPU (no device that session).
+// Session 14 (v40 = bit 1, v41 = bit 2), not yet measured on the GPU (no device that session).
 #ifndef MOEGEMV_DECODE
 #define MOEGEMV_DECODE 0
 #endif

@@ -38,4 +38,9 @@ case "${1:?run number}" in
     MOEGEMV_CACHE_DIR=/tmp/cache_tests timeout 300 .gpubin/test_runtime "[gpu]" > "$out/tests2.log" 2>&1
     echo "[gpu] tests: rc=$?"; grep -aE "^test cases|FAILED" "$out/tests2.log" | head -8
     ;;
+  3)  # Which pipe binds: Nsight Compute's pipe utilization (and the usual sections) of DeepSeek-V3's
+      # kernels at M = 1, the default against decode=3.
+    PIPES=1 MOEGEMV_CACHE_DIR=/tmp/cache_p0 tools/gpu_profile.sh deepseek-v3 1 ds_m1_default
+    PIPES=1 MOEGEMV_TUNE=$DECODE MOEGEMV_CACHE_DIR=/tmp/cache_p3 tools/gpu_profile.sh deepseek-v3 1 ds_m1_decode3
+    ;;
 esac
