@@ -131,6 +131,7 @@ std::string config_defines(const KernelConfig& c, bool gate_up) {
   std::string d;
   if (c.knock) d += fmt::format("#define MOEGEMV_KNOCK {}\n", c.knock);
   if (c.decode) d += fmt::format("#define MOEGEMV_DECODE {}\n", c.decode);
+  if (c.bindex) d += "#define MOEGEMV_B_INDEX 1\n";
   if (c.stage) d += fmt::format("#define MOEGEMV_GU_STAGE {}\n", c.stage);
   if (c.order) d += fmt::format("#define MOEGEMV_GU_ORDER {}\n", c.order);
   if (gate_up && c.group) d += fmt::format("#define MOEGEMV_GU_GROUP {}\n", c.group);
@@ -210,12 +211,13 @@ KernelConfig kernel_config(const Key& key, const std::string& tune) {
     else if (field == "m1pipe" && gu && value <= 8) c.m1_pipe = value;
     else if (field == "m1minb" && gu && value >= 1 && value <= 16) c.m1_minb = value;
     else if (field == "decode" && value <= kDecodeFormMax) c.decode = value;
+    else if (field == "bindex" && value <= 1) c.bindex = value;
     else throw ArgumentError("MOEGEMV_TUNE",
                              "warps 1..32, pipe 1..8, direct 0|1, minb 1..16, l2 0|1, gu_ring 0|1, "
                              "dc_ring 0|1|2, split 0|1, stream 0|1, dc_chunks 1..16, gu_slots 1..8, "
                              "gu_stage 0|1, gu_order 0|1, gu_group 0|2..1024, gu_tiles 1|2, dc_group 0|2..16, dc_rings 1..14, dc_sahead 1|2, dc_runs 1|2, dc_lanes 0..3, "
                              "dc_early 0|1, dc_launch 0..2, dc_wstage 0..2, gu_m1pipe 0..8, "
-                             "gu_m1minb 1..16, maxreg 0|24..255, decode 0|1, "
+                             "gu_m1minb 1..16, maxreg 0|24..255, decode 0..3, bindex 0|1, "
                              "timeline 0|1 (dc_ 0..4: mark points; diagnostic), "
                              "knock 0..31 (diagnostic, wrong results)",
                              item);
@@ -231,14 +233,16 @@ KernelConfig kernel_config(const Key& key, const std::string& tune) {
       return s;
     }
     // The shape cannot take the streaming kernel (K lengths, shared memory): the classic one (the
-    // diagnostic timeline, a register cap and the decode form, asked for, stay; a mark point
+    // diagnostic timeline, a register cap and the code-form knobs, asked for, stay; a mark point
     // becomes the PDL wait; the streaming down's default cap does not apply).
-    const int timeline = c.timeline, maxreg = maxreg_set ? c.maxreg : 0, decode = c.decode;
+    const int timeline = c.timeline, maxreg = maxreg_set ? c.maxreg : 0, decode = c.decode,
+              bindex = c.bindex;
     c = gu ? default_gate_up_config(key.h, key.k) : default_down_config(key.h, key.i, key.si, key.k);
     c.stream = 0;
     c.timeline = timeline ? 1 : 0;
     c.maxreg = maxreg;
     c.decode = decode;
+    c.bindex = bindex;
   }
   if (!c.stream) c.wstage = 0;  // the per-warp staging is the streaming down's
   if (gu && c.split) {

@@ -67,6 +67,12 @@
 #ifndef MOEGEMV_DECODE
 #define MOEGEMV_DECODE 0
 #endif
+// MOEGEMV_B_INDEX (tile.cuh BIndex): 1 = the B operand's group indices as int, so a step's shared
+// loads take immediate offsets (session 14, v42 candidate, not yet measured: DeepSeek-V3 gate_up's
+// split-tile loop 637 -> 629 instructions, integer-ALU ops 372 -> 358 per 32 words); 0 = unsigned.
+#ifndef MOEGEMV_B_INDEX
+#define MOEGEMV_B_INDEX 0
+#endif
 
 namespace moegemv {
 
@@ -118,6 +124,7 @@ struct KernelConfig {
                    // steps in flight (0: none; the launcher picks it when M = 1)
   int m1_minb;     // ... and this many CTAs/SM for its __launch_bounds__
   int decode;      // bits of MOEGEMV_DECODE: decode steps moved to the FMA pipe; 0: none
+  int bindex;      // 1: B group indices as int (MOEGEMV_B_INDEX); 0: unsigned
 };
 
 }  // namespace moegemv

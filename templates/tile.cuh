@@ -28,6 +28,19 @@ struct TileRows {
   const unsigned char* sf_hi;
 };
 
+// The type of a B group index (MOEGEMV_B_INDEX): int lets the compiler fold a step's group offsets
+// into the shared loads' immediate offsets; with unsigned (0), whose sums may wrap, it cannot and
+// computes each address (a VIADD and a LEA per load in the split tile's loop).
+template <bool kSigned>
+struct BIndexOf {
+  using type = unsigned;
+};
+template <>
+struct BIndexOf<true> {
+  using type = int;
+};
+using BIndex = typename BIndexOf<MOEGEMV_B_INDEX != 0>::type;
+
 // B operand staged in shared memory: 8-element groups stored as {x0,x2},{x1,x3},{x4,x6},{x5,x7}
 // (the decode's pairs, decode_pair_element).
 // A B source provides a per-step Cache filled by fetch() when the step's weights are loaded
@@ -37,7 +50,7 @@ struct SmemB {
   struct Cache {};
   __device__ __forceinline__ void fetch(unsigned, unsigned, Cache&) const {}
   __device__ __forceinline__ ptx::U32x4 group(const Cache&, unsigned g0, unsigned w) const {
-    return groups[g0 + w];
+    return groups[static_cast<BIndex>(g0) + static_cast<BIndex>(w)];
   }
 };
 
@@ -60,7 +73,9 @@ struct GlobalB {
   __device__ __forceinline__ void fetch(unsigned g0, unsigned n, Cache& c) const {
 #pragma unroll
     for (unsigned w = 0; w < 4; ++w)
-      c.raw[w] = (row != nullptr && w < n) ? ptx::ld_nc_v4(row + 8 * (g0 + w)) : ptx::U32x4{0, 0, 0, 0};
+      c.raw[w] = (row != nullptr && w < n)
+                     ? ptx::ld_nc_v4(row + 8 * (static_cast<BIndex>(g0) + static_cast<BIndex>(w)))
+                     : ptx::U32x4{0, 0, 0, 0};
   }
   __device__ __forceinline__ ptx::U32x4 group(const Cache& c, unsigned, unsigned w) const {
     return permute_group(c.raw[w]);
@@ -225,7 +240,7 @@ __device__ __forceinline__ void tail_step(const TileRows& r, unsigned e0, unsign
       static_cast<unsigned short>(ptx::ld_nc_u8(r.sf_lo + off) | (ptx::ld_nc_u8(r.sf_hi + off) << 8));
   unsigned int s_lo, s_hi;
   nvfp4::scale_pair_bf16x2(two, s_lo, s_hi);
-  const unsigned g0 = e0 / 8 + 2 * t;
+  const BIndex g0 = static_cast<BIndex>(e0 / 8 + 2 * t);
   typename B::Cache cache;
   b.fetch(g0, 2, cache);
   word_mmas(c, lo_a, hi_a, s_lo, s_hi, b, cache, g0, 0);
@@ -260,7 +275,7 @@ struct TileDot {
   __device__ __forceinline__ void finish(const TileRows& r, int lane_t, unsigned long long pol,
                                          const B& b, float (&c)[4]) {
     StepPtrs ptrs(r, e0, t);
-    unsigned g0 = e0 / 8 + 4 * t;
+    BIndex g0 = static_cast<BIndex>(e0 / 8 + 4 * t);
     // B of the steps start() loaded (it could not: B may be the previous kernel's output).
 #pragma unroll
     for (int i = 0; i < kPipe; ++i)

@@ -42,7 +42,7 @@ struct SplitDot {
   }
 
   // Both sets of one step: B groups read once, two independent mma chains.
-  __device__ __forceinline__ static void compute(const Step<SmemB> (&st)[2], unsigned g0,
+  __device__ __forceinline__ static void compute(const Step<SmemB> (&st)[2], BIndex g0,
                                                  const SmemB& b, float (&c0)[4], float (&c1)[4]) {
     unsigned int sc[2][4];  // per set: lo k-block 2t, lo 2t+1, hi 2t, hi 2t+1
 #pragma unroll
@@ -71,7 +71,7 @@ struct SplitDot {
                                          const SmemB& b, float (&c0)[4], float (&c1)[4],
                                          long long tile_bytes, Done done) {
     StepPtrs p0(rows[0], e0, t), p1(rows[1], e0, t);
-    unsigned g0 = e0 / 8 + 4 * t;
+    BIndex g0 = static_cast<BIndex>(e0 / 8 + 4 * t);
     const int steps = kTiles * n;
     auto load = [&](int i, int j) {  // ring slot i <- step j (relative to the pointers: i + kPipe)
       if (kTiles > 1 && j == n) {
@@ -109,7 +109,7 @@ struct SplitDot {
   __device__ __forceinline__ void finish(const TileRows (&rows)[2], unsigned long long pol,
                                          const SmemB& b, float (&c0)[4], float (&c1)[4]) {
     StepPtrs p0(rows[0], e0, t), p1(rows[1], e0, t);
-    unsigned g0 = e0 / 8 + 4 * t;
+    BIndex g0 = static_cast<BIndex>(e0 / 8 + 4 * t);
     int s = 0;
     for (; s + kPipe <= n; s += kPipe) {
 #pragma unroll

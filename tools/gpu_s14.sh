@@ -9,38 +9,40 @@ check_counts() {  # out FAIL / nan / unwritten lines of a check log
   echo "$1: rc=$2 out FAIL $(grep -ac 'out FAIL' "$1") out PASS $(grep -ac 'out PASS' "$1") nan>0 $(grep -ac 'nan=[1-9]' "$1") unwritten>0 $(grep -ac 'unwritten=[1-9]' "$1")"
 }
 DECODE=gu_decode=3,dc_decode=3
+ALL=$DECODE,gu_bindex=1,dc_bindex=1  # every session-14 candidate (same bits, same sums)
 case "${1:?run number}" in
-  1)  # v39 + v40 (gu_decode=3, dc_decode=3): two steps of the decode moved to the FMA pipe as
-      # HMUL2s by 1 (bit 1: the second lookup's selectors, not a shift: one integer-ALU op per
-      # word; bit 2: the scale's bf16 broadcast, not an F2FP pack: 4 per 128-element step, pipe
-      # not known). Same bits: the check logs with and without must
-      # be identical (same seed); the exhaustive decode probe runs every form (0..3) and every
-      # 16-bit half. Then n d d n on every preset.
-    for tune in "" $DECODE; do
-      name=${tune:+decode}; name=${name:-default}
+  1)  # The session-14 candidates together (ALL): v40 + v41 (decode=3: two steps of the decode on
+      # the FMA pipe as HMUL2s by 1; bit 1: the second lookup's selectors, not a shift: one
+      # integer-ALU op per word; bit 2: the scale's bf16 broadcast, not an F2FP pack: 4 per
+      # 128-element step, pipe not known) and v42 (bindex=1: B group indices as int, so shared
+      # loads take immediate offsets; gate_up's loops only). Same bits and sums: the check logs
+      # with and without must be identical (same seed); the exhaustive decode probe runs every
+      # decode form (0..3) over every 16-bit half. Then n a a n on every preset.
+    for tune in "" $ALL; do
+      name=${tune:+all}; name=${name:-default}
       MOEGEMV_SEED=61 MOEGEMV_TUNE=$tune MOEGEMV_CACHE_DIR=/tmp/cache_chk_$name timeout 200 .gpubin/moegemv check \
-        --shape 7168:2048:2048:8 --shape 2048:512:512:10 --m 1,3,16 --e 16,256 --replays 2 \
+        --shape 7168:2048:2048:8 --shape 5120:8192:8192:1 --shape 2048:512:512:10 --m 1,3,16 --e 16,256 --replays 2 \
         > "$out/check_$name.log" 2>&1
       check_counts "$out/check_$name.log" $?
       grep -av "took\|PASS capture" "$out/check_$name.log" > "$out/check_$name.cmp"
     done
-    cmp "$out/check_default.cmp" "$out/check_decode.cmp" && echo "check logs identical"
+    cmp "$out/check_default.cmp" "$out/check_all.cmp" && echo "check logs identical"
     grep -a "decode:" "$out/check_default.log" | head -1
-    VARIANTS="n: d:$DECODE d2:$DECODE n2:" MODELS=deepseek-v3,glm-4.5,llama4-maverick,qwen3-next \
+    VARIANTS="n: a:$ALL a2:$ALL n2:" MODELS=deepseek-v3,glm-4.5,llama4-maverick,qwen3-next \
       MS=1,4,16 ROWS=" gate_up | down |pair_pdl|ceiling" tools/gpu_ab.sh | tee "$out/run1.txt"
     ;;
-  2)  # Which move pays (decode=1, decode=2 alone), and is the integer ALU pipe what bounds the
-      # decode? knock=16 (wrong results) turns its three masks into integer multiplies: the same
-      # instruction count, three ALU ops per word fewer (four with decode bit 1). If the kernels
-      # speed up by much more than run 1's one op, the ALU pipe binds. Then the [gpu] tests.
-    VARIANTS="n: d1:gu_decode=1,dc_decode=1 d2:gu_decode=2,dc_decode=2 k:gu_knock=16,dc_knock=16,$DECODE n2:" \
-      MODELS=deepseek-v3,glm-4.5 MS=1,4 ROWS=" gate_up | down |ceiling" tools/gpu_ab.sh | tee "$out/run2.txt"
-    MOEGEMV_CACHE_DIR=/tmp/cache_tests timeout 300 .gpubin/test_runtime "[gpu]" > "$out/tests2.log" 2>&1
+  2)  # Which candidate pays (decode=3 alone, bindex=1 alone), and is the integer ALU pipe what
+      # bounds the decode? knock=16 (wrong results) turns its three masks into integer multiplies:
+      # the same instruction count, three ALU ops per word fewer (four with decode bit 1). If the
+      # kernels speed up by much more than decode=3's, the ALU pipe binds. Then the [gpu] tests.
+    VARIANTS="n: d:$DECODE b:gu_bindex=1,dc_bindex=1 k:gu_knock=16,dc_knock=16,$DECODE n2:" \
+      MODELS=deepseek-v3,glm-4.5,llama4-maverick MS=1,4 ROWS=" gate_up | down |ceiling" tools/gpu_ab.sh | tee "$out/run2.txt"
+    MOEGEMV_CACHE_DIR=/tmp/cache_tests timeout 240 .gpubin/test_runtime "[gpu]" > "$out/tests2.log" 2>&1
     echo "[gpu] tests: rc=$?"; grep -aE "^test cases|FAILED" "$out/tests2.log" | head -8
     ;;
   3)  # Which pipe binds: Nsight Compute's pipe utilization (and the usual sections) of DeepSeek-V3's
-      # kernels at M = 1, the default against decode=3.
+      # kernels at M = 1, the default against ALL.
     PIPES=1 MOEGEMV_CACHE_DIR=/tmp/cache_p0 tools/gpu_profile.sh deepseek-v3 1 ds_m1_default
-    PIPES=1 MOEGEMV_TUNE=$DECODE MOEGEMV_CACHE_DIR=/tmp/cache_p3 tools/gpu_profile.sh deepseek-v3 1 ds_m1_decode3
+    PIPES=1 MOEGEMV_TUNE=$ALL MOEGEMV_CACHE_DIR=/tmp/cache_p3 tools/gpu_profile.sh deepseek-v3 1 ds_m1_all
     ;;
 esac
