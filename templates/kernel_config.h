@@ -67,9 +67,10 @@
 #ifndef MOEGEMV_DECODE
 #define MOEGEMV_DECODE 0
 #endif
-// MOEGEMV_B_INDEX (tile.cuh BIndex): 1 = the B operand's group indices as int, so a step's shared
-// loads take immediate offsets (session 14, v42 candidate, not yet measured: DeepSeek-V3 gate_up's
-// split-tile loop 637 -> 629 instructions, integer-ALU ops 372 -> 358 per 32 words); 0 = unsigned.
+// MOEGEMV_B_INDEX (tile.cuh BIndex, GlobalB): 1 = the B operand's group indices as int, so a
+// step's shared loads take immediate offsets, and x read from global per step from one base
+// pointer per step (session 14, v42 candidate, not yet measured: gate_up's loops 4-6% fewer
+// instructions, cuobjdump); 0 = as before.
 #ifndef MOEGEMV_B_INDEX
 #define MOEGEMV_B_INDEX 0
 #endif

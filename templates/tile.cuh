@@ -70,12 +70,23 @@ struct GlobalB {
     ptx::U32x4 raw[4];
   };
   // n: groups to fetch (4 for a full step, 2 for a tail step).
+  // MOEGEMV_B_INDEX 1: the step's first group addressed once, the others at immediate offsets.
   __device__ __forceinline__ void fetch(unsigned g0, unsigned n, Cache& c) const {
+    if constexpr (MOEGEMV_B_INDEX != 0) {
+      const unsigned short* step = row + 8 * static_cast<unsigned long long>(g0);
+      const bool any = row != nullptr;
 #pragma unroll
-    for (unsigned w = 0; w < 4; ++w)
-      c.raw[w] = (row != nullptr && w < n)
-                     ? ptx::ld_nc_v4(row + 8 * (static_cast<BIndex>(g0) + static_cast<BIndex>(w)))
-                     : ptx::U32x4{0, 0, 0, 0};
+      for (unsigned w = 0; w < 4; ++w) c.raw[w] = ptx::U32x4{0, 0, 0, 0};
+      if (any) {
+#pragma unroll
+        for (unsigned w = 0; w < 4; ++w)
+          if (w < n) c.raw[w] = ptx::ld_nc_v4(step + 8 * w);
+      }
+    } else {
+#pragma unroll
+      for (unsigned w = 0; w < 4; ++w)
+        c.raw[w] = (row != nullptr && w < n) ? ptx::ld_nc_v4(row + 8 * (g0 + w)) : ptx::U32x4{0, 0, 0, 0};
+    }
   }
   __device__ __forceinline__ ptx::U32x4 group(const Cache& c, unsigned, unsigned w) const {
     return permute_group(c.raw[w]);
