@@ -64,6 +64,22 @@ TEST_CASE("the opt-in kernel configs compile without spills", "[nvrtc]") {
   }
 }
 
+TEST_CASE("the code-form candidates compile without spills on the presets' default configs", "[nvrtc]") {
+  // Session 14's knobs (same bits, other instructions): the decode on the FMA pipe, int B indices.
+  const std::string tune = "gu_decode=3,dc_decode=3,gu_bindex=1,dc_bindex=1";
+  for (const Kind kind : {Kind::kGateUp, Kind::kDownCombine}) {
+    for (const Key& key : {Key{kind, 7168, 2048, 2048, 8}, Key{kind, 5120, 1536, 1536, 8},
+                           Key{kind, 5120, 8192, 8192, 1}, Key{kind, 2048, 512, 512, 10}}) {
+      INFO(key.str() << " " << tune);
+      const std::string source = jit::generate_source(key, "sm_90", tune);
+      CHECK(source.find("#define MOEGEMV_DECODE 3") != std::string::npos);
+      auto out = jit::compile(source, key.str(), "sm_90", jit::compile_options("sm_90"));
+      CHECK(out.cubin.size() > 1000);
+      CHECK_FALSE(spills(out.log));
+    }
+  }
+}
+
 TEST_CASE("the streaming kernels compile without spills for every shape that takes them", "[nvrtc]") {
   for (const Key& key : issue_keys()) {
     const std::string source = jit::generate_source(key, "sm_90", "gu_stream=1,dc_stream=1");
