@@ -4,9 +4,9 @@
 
 #include <fmt/format.h>
 
-#include "moegemv/errors.hpp"
 #include "jit/render.hpp"
 #include "jit/templates.hpp"
+#include "moegemv/errors.hpp"
 
 namespace moegemv::jit {
 
@@ -75,7 +75,8 @@ std::string stream_read_source(const std::string& arch) {
 std::string probe_source(const std::string& arch, int decode_form) {
   validate_arch(arch);
   if (decode_form < 0 || decode_form > kDecodeFormMax)
-    throw ArgumentError("decode_form", fmt::format("0..{}", kDecodeFormMax), std::to_string(decode_form));
+    throw ArgumentError("decode_form", fmt::format("0..{}", kDecodeFormMax),
+                        std::to_string(decode_form));
   return render(kProbe, {{"arch", arch},
                          {"templates_hash", templates_hash()},
                          {"name", kProbeKernel},

@@ -110,7 +110,7 @@ struct KernelConfig {
   int sahead;      // streaming down_combine: block scales 1 or 2 units ahead (MOEGEMV_DC_SAHEAD,
                    // stream.cuh ScaleFeed); 0 in gate_up
   int knock;       // DIAGNOSTIC ONLY, wrong results: bits of work removed from the classic kernels
-                   // to see what bounds them (MOEGEMV_KNOCK below); 0 in real use
+                   // to see what bounds them (MOEGEMV_KNOCK above); 0 in real use
   int timeline;    // DIAGNOSTIC ONLY: 1 = CTA timestamps (MOEGEMV_TIMELINE, timeline.cuh); 0 in real use
   int runs;        // streaming down_combine: copies per 8-row slot, 1 or 2 (MOEGEMV_DC_RUNS); 0 in gate_up
   int lanes;       // streaming down_combine: 1 = one producer lane per segment (MOEGEMV_DC_LANES;

@@ -43,8 +43,9 @@ __device__ __forceinline__ void e2m1_word_raw(unsigned int q, unsigned int (&raw
   // so it is finite and the multiply by 1 keeps its bits.
   const unsigned int sel47 = (MOEGEMV_DECODE & 1) ? ptx::high_half_fma<false>(mag) : mag >> 16;
   const unsigned int v47 = ptx::prmt(kValuesLo, kValuesHi, sel47);     // bytes: v4 v5 v6 v7
-  const unsigned int odd = kKnockMasks ? q * mag : ptx::and_bits<0x80808080u>(q);  // bytes: s1 s3 s5 s7
-  const unsigned int even = kKnockMasks ? (q << 4) * odd : ptx::and_bits<0x80808080u>(q << 4);  // s0 s2 s4 s6
+  // bytes: s1 s3 s5 s7, and s0 s2 s4 s6
+  const unsigned int odd = kKnockMasks ? q * mag : ptx::and_bits<0x80808080u>(q);
+  const unsigned int even = kKnockMasks ? (q << 4) * odd : ptx::and_bits<0x80808080u>(q << 4);
   raw[0] = ptx::prmt(v03, even, 0x5240u);  // {v0 s0, v2 s2}
   raw[1] = ptx::prmt(v03, odd, 0x5341u);   // {v1 s1, v3 s3}
   raw[2] = ptx::prmt(v47, even, 0x7260u);  // {v4 s4, v6 s6}

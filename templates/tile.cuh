@@ -85,7 +85,8 @@ struct GlobalB {
     } else {
 #pragma unroll
       for (unsigned w = 0; w < 4; ++w)
-        c.raw[w] = (row != nullptr && w < n) ? ptx::ld_nc_v4(row + 8 * (g0 + w)) : ptx::U32x4{0, 0, 0, 0};
+        c.raw[w] = (row != nullptr && w < n) ? ptx::ld_nc_v4(row + 8 * (g0 + w))
+                                             : ptx::U32x4{0, 0, 0, 0};
     }
   }
   __device__ __forceinline__ ptx::U32x4 group(const Cache& c, unsigned, unsigned w) const {
