@@ -118,6 +118,20 @@ struct DownGroupItem {
   }
 };
 
+// A ring's units v = 0, 1, 2, ... in order: item round v / nt and tile v % nt, counted (next()
+// after each unit) where MOEGEMV_DC_GCOUNT, so no warp divides by the CTA's tile count per unit;
+// else divided where used, as before.
+struct GroupUnitWalk {
+  static constexpr bool kCount = MOEGEMV_DC_GCOUNT != 0;
+  int nt, r, t;
+  __device__ __forceinline__ explicit GroupUnitWalk(int tiles) : nt(tiles), r(0), t(0) {}
+  __device__ __forceinline__ int round(int v) const { return kCount ? r : v / nt; }
+  __device__ __forceinline__ int tile(int v) const { return kCount ? t : v % nt; }
+  __device__ __forceinline__ void next() {
+    if (kCount && ++t == nt) t = 0, ++r;
+  }
+};
+
 template <int H, int I, int SI, int K, int R, int CH, bool kLanes>
 __device__ __forceinline__ void down_group(const DownParams& p) {
   using S = DownStream<H, I, SI, K, CH, kDownGroupSlots>;
@@ -154,25 +168,30 @@ __device__ __forceinline__ void down_group(const DownParams& p) {
   if (warp == W && !kLanes) {  // producer: lane 0 issues every copy, ring by ring per unit
     const unsigned long long pol = ptx::evict_first_policy();
     const unsigned int slots = ptx::shared_addr(slot_mem);
+    GroupUnitWalk walk(nt);
     for (int v = 0; lane == 0 && v < ring_units(0); ++v) {
       for (int s = 0; s < R && v < ring_units(s); ++s) {
-        const Item it(p, index, s + R * (v / nt));
-        down_fill_rows<S::kSlotBytes>(bars, slots, true, it.w, (tb + v % nt) * 8, it.len,
+        const Item it(p, index, s + R * walk.round(v));
+        down_fill_rows<S::kSlotBytes>(bars, slots, true, it.w, (tb + walk.tile(v)) * 8, it.len,
                                       [&] { return wait_free<D>(bars, s, v); }, pol);
       }
+      walk.next();
     }
   } else if (warp == W) {  // producer (kLanes): lane s fills ring s on its own
     const unsigned long long pol = ptx::evict_first_policy();
     const unsigned int slots = ptx::shared_addr(slot_mem);
     const int units = lane < R ? ring_units(lane) : 0;
+    GroupUnitWalk walk(nt);
     for (int v = 0; __any_sync(0xffffffffu, v < units);) {
       if (v < units) {
         const RingPos<D> pos(v);
         const int slot = lane * D + pos.slot;
         if (ptx::mbar_try_wait_for(bars.empty(slot), pos.parity ^ 1, kProducerPollNs)) {
-          const Item it(p, index, lane + R * (v / nt));
-          down_issue<S::kSlotBytes>(bars, slots, slot, down_copy(it.w, (tb + v % nt) * 8, it.len, true), pol);
+          const Item it(p, index, lane + R * walk.round(v));
+          down_issue<S::kSlotBytes>(bars, slots, slot,
+                                    down_copy(it.w, (tb + walk.tile(v)) * 8, it.len, true), pol);
           ++v;
+          walk.next();
         }
       }
     }
@@ -183,24 +202,27 @@ __device__ __forceinline__ void down_group(const DownParams& p) {
     auto steps = [&](const Item& it, int& first, int& n) {
       split_steps(down_stream_half_steps(it.len), warp % CH, CH, first, n);
     };
-    auto fetch_scales = [&](int v) {
+    GroupUnitWalk fetch_walk(nt), walk(nt);
+    auto fetch_scales = [&](int v) {  // v = 0, 1, 2, ... in order
       if (v >= units) return feed.fetch(v, nullptr, nullptr, false, 0, 0, lane);
-      const Item it(p, index, s + R * (v / nt));
+      const Item it(p, index, s + R * fetch_walk.round(v));
       int first, n;
       steps(it, first, n);
-      const unsigned char* lo = it.sf + nvfp4::swizzle_row_offset((tb + v % nt) * 8 + row, it.kt);
+      const unsigned char* lo =
+          it.sf + nvfp4::swizzle_row_offset((tb + fetch_walk.tile(v)) * 8 + row, it.kt);
       feed.fetch(v, lo, lo + (it.len / 128) * 512, true, first, n, lane);
+      fetch_walk.next();
     };
     fetch_scales(0);
     ptx::griddep_wait();  // act and sact are gate_up's output
     if (MOEGEMV_DC_LAUNCH != 2) ptx::griddep_launch_dependents();  // SPEC 7: as early as allowed
     for (int v = 0; v < units; ++v) {
-      const Item it(p, index, s + R * (v / nt));
+      const Item it(p, index, s + R * walk.round(v));
       int first, n;
       steps(it, first, n);
       feed.ready(true, n, lane);
       fetch_scales(v + 1);
-      if (v % nt == 0) {  // a new item: its members' act rows, by the ring's warps
+      if (walk.tile(v) == 0) {  // a new item: its members' act rows, by the ring's warps
         const int tid = (warp % CH) * 32 + lane, threads = CH * 32, groups = it.len / 8;
         if (CH > 1) ptx::named_barrier(kSegmentBar0 + s, threads);  // the last item's rows are read
         else __syncwarp();
@@ -230,9 +252,10 @@ __device__ __forceinline__ void down_group(const DownParams& p) {
         if (CH > 1) sum = ptx::add_rn(sum, hand[t * 8 + row]);
         const int slot_y = it.member(t);
         const float scale = slot_y < pairs ? index.alpha2[slot_y] : gssd;
-        ytab[slot_y * rows + (v % nt) * 8 + row] =
+        ytab[slot_y * rows + walk.tile(v) * 8 + row] =
             ptx::f32_to_bf16(ptx::mul_rn(ptx::mul_rn(sum, nvfp4::kAccUnscale), scale));
       }
+      walk.next();
     }
   }
   __syncthreads();

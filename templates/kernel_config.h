@@ -74,6 +74,12 @@
 #ifndef MOEGEMV_B_INDEX
 #define MOEGEMV_B_INDEX 0
 #endif
+// MOEGEMV_DC_GCOUNT (down_group.cuh GroupUnitWalk): 1 = the grouped down's units walked by
+// counting (item round and tile) instead of a run-time division and modulo by the CTA's tile count
+// per unit in each warp (session 14, v43 candidate, not yet measured); 0 = divided, as before.
+#ifndef MOEGEMV_DC_GCOUNT
+#define MOEGEMV_DC_GCOUNT 0
+#endif
 
 namespace moegemv {
 
@@ -126,6 +132,7 @@ struct KernelConfig {
   int m1_minb;     // ... and this many CTAs/SM for its __launch_bounds__
   int decode;      // bits of MOEGEMV_DECODE: decode steps moved to the FMA pipe; 0: none
   int bindex;      // 1: B group indices as int (MOEGEMV_B_INDEX); 0: unsigned
+  int gcount;      // grouped down: 1 = units walked by counting (MOEGEMV_DC_GCOUNT); 0: divided
 };
 
 }  // namespace moegemv

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Session 14's device runs (records). Build here first (`make gpubin`), carry [".gpubin"]:
-#   tools/gpu_s14.sh 1
+#   tools/gpu_s14.sh 1   (runs 1-4; each fits one 10-minute call)
 # (Session 14 itself was lent no device: these runs are prepared for the next session.)
 set -u
 out=${OUT:-/tmp/out}
@@ -9,13 +9,15 @@ check_counts() {  # out FAIL / nan / unwritten lines of a check log
   echo "$1: rc=$2 out FAIL $(grep -ac 'out FAIL' "$1") out PASS $(grep -ac 'out PASS' "$1") nan>0 $(grep -ac 'nan=[1-9]' "$1") unwritten>0 $(grep -ac 'unwritten=[1-9]' "$1")"
 }
 DECODE=gu_decode=3,dc_decode=3
-ALL=$DECODE,gu_bindex=1,dc_bindex=1  # every session-14 candidate (same bits, same sums)
+ALL=$DECODE,gu_bindex=1,dc_bindex=1,dc_gcount=1  # every session-14 candidate (same bits, same sums)
 case "${1:?run number}" in
   1)  # The session-14 candidates together (ALL): v40 + v41 (decode=3: two steps of the decode on
       # the FMA pipe as HMUL2s by 1; bit 1: the second lookup's selectors, not a shift: one
       # integer-ALU op per word; bit 2: the scale's bf16 broadcast, not an F2FP pack: 4 per
       # 128-element step, pipe not known) and v42 (bindex=1: B group indices as int, so shared
-      # loads take immediate offsets; gate_up's loops only). Same bits and sums: the check logs
+      # loads take immediate offsets; gate_up's loops only) and v43 (dc_gcount=1: the grouped
+      # down's units counted, not divided; M = 16 on DeepSeek-V3, from 8 on GLM-4.5). Same bits
+      # and sums: the check logs
       # with and without must be identical (same seed); the exhaustive decode probe runs every
       # decode form (0..3) over every 16-bit half. Then n a a n on every preset.
     for tune in "" $ALL; do
@@ -34,13 +36,17 @@ case "${1:?run number}" in
   2)  # Which candidate pays (decode=3 alone, bindex=1 alone), and is the integer ALU pipe what
       # bounds the decode? knock=16 (wrong results) turns its three masks into integer multiplies:
       # the same instruction count, three ALU ops per word fewer (four with decode bit 1). If the
-      # kernels speed up by much more than decode=3's, the ALU pipe binds. Then the [gpu] tests.
+      # kernels speed up by much more than decode=3's, the ALU pipe binds.
     VARIANTS="n: d:$DECODE b:gu_bindex=1,dc_bindex=1 k:gu_knock=16,dc_knock=16,$DECODE n2:" \
       MODELS=deepseek-v3,glm-4.5,llama4-maverick MS=1,4 ROWS=" gate_up | down |ceiling" tools/gpu_ab.sh | tee "$out/run2.txt"
-    MOEGEMV_CACHE_DIR=/tmp/cache_tests timeout 240 .gpubin/test_runtime "[gpu]" > "$out/tests2.log" 2>&1
-    echo "[gpu] tests: rc=$?"; grep -aE "^test cases|FAILED" "$out/tests2.log" | head -8
     ;;
-  3)  # Which pipe binds: Nsight Compute's pipe utilization (and the usual sections) of DeepSeek-V3's
+  3)  # v43 alone where the grouped down runs (M = 16), then the [gpu] tests of the default build.
+    VARIANTS="n: c:dc_gcount=1 c2:dc_gcount=1 n2:" MODELS=deepseek-v3,glm-4.5 MS=16 \
+      ROWS=" down |ceiling" tools/gpu_ab.sh | tee "$out/run3.txt"
+    MOEGEMV_CACHE_DIR=/tmp/cache_tests timeout 240 .gpubin/test_runtime "[gpu]" > "$out/tests3.log" 2>&1
+    echo "[gpu] tests: rc=$?"; grep -aE "^test cases|FAILED" "$out/tests3.log" | head -8
+    ;;
+  4)  # Which pipe binds: Nsight Compute's pipe utilization (and the usual sections) of DeepSeek-V3's
       # kernels at M = 1, the default against ALL.
     PIPES=1 MOEGEMV_CACHE_DIR=/tmp/cache_p0 tools/gpu_profile.sh deepseek-v3 1 ds_m1_default
     PIPES=1 MOEGEMV_TUNE=$ALL MOEGEMV_CACHE_DIR=/tmp/cache_p3 tools/gpu_profile.sh deepseek-v3 1 ds_m1_all
