@@ -4,7 +4,8 @@
 # a name may carry a binary of .gpubin/ as name@binary (default moegemv: two builds in one run)
 # (default qwen3-next; 1,4), ROWS a regex of the modes to keep (default gate_up, down, pairs).
 # Each variant runs with its own cache; the table on stdout: per preset, M and mode, each
-# variant's us per layer in run order, then the streaming-read ceiling of each bench.
+# variant's us per layer in run order and each variant's mean against the first's, then the
+# streaming-read ceiling of each bench.
 set -u
 for v in ${VARIANTS:?}; do
   name=${v%%:*}; tune=${v#*:}; bin=moegemv
@@ -13,4 +14,23 @@ for v in ${VARIANTS:?}; do
     --model "${MODELS:-qwen3-next}" --m "${MS:-1,4}" --batches "${BATCHES:-5}" 2>&1 |
     grep -E "^(qwen|deep|glm|llama|stream)" | grep -E "${ROWS:- gate_up | down |pair|ceiling}" |
     awk -v n="$name" '{printf "%s %-16s M=%-2s %-9s %8s %6s\n", n, $1, $2, $3, $4, $8}'
-done | sort -s -k2,2 -k3,3 -k4,4 | awk '{k=$2" "$3" "$4; if (k!=p) {if (line) print line; line=k; p=k} line=line"  "$1":"$5} END {print line}'
+done | sort -s -k2,2 -k3,3 -k4,4 | awk '{k=$2" "$3" "$4; if (k!=p) {if (line) print line; line=k; p=k} line=line"  "$1":"$5} END {print line}' |
+  # Each row then gets every variant group's mean against the first group's (a group: a name and
+  # its repeat, "x" and "x2" or "xb"), and the first group's own spread (session 14).
+  awk '{
+    out = $0; delete sum; delete cnt; delete order; delete lo; delete hi; ng = 0; base = ""
+    for (i = 4; i <= NF; ++i) {
+      split($i, kv, ":"); g = kv[1]; sub(/(2|b)$/, "", g)
+      if (!(g in cnt)) { order[++ng] = g; cnt[g] = 0; lo[g] = kv[2]; hi[g] = kv[2] }
+      sum[g] += kv[2]; ++cnt[g]
+      if (kv[2] < lo[g]) lo[g] = kv[2]
+      if (kv[2] > hi[g]) hi[g] = kv[2]
+      if (base == "") base = g
+    }
+    if (ng > 1 && sum[base] > 0) {
+      b = sum[base] / cnt[base]
+      out = out sprintf("   | %s spread %.1f%%", base, 100 * (hi[base] - lo[base]) / b)
+      for (j = 2; j <= ng; ++j) out = out sprintf("  %s %+.1f%%", order[j], 100 * (sum[order[j]] / cnt[order[j]] / b - 1))
+    }
+    print out
+  }'
