@@ -17,9 +17,9 @@ case "${1:?run number}" in
       # 128-element step, pipe not known) and v42 (bindex=1: B group indices as int, so shared
       # loads take immediate offsets; gate_up's loops only) and v43 (dc_gcount=1: the grouped
       # down's units counted, not divided; M = 16 on DeepSeek-V3, from 8 on GLM-4.5). Same bits
-      # and sums: the check logs
-      # with and without must be identical (same seed); the exhaustive decode probe runs every
-      # decode form (0..3) over every 16-bit half. Then n a a n on every preset.
+      # and sums: the check logs with and without must be identical (same seed); the exhaustive
+      # decode probe runs every decode form (0..3) over every 16-bit half. Then n a a n on every
+      # preset.
     for tune in "" $ALL; do
       name=${tune:+all}; name=${name:-default}
       MOEGEMV_SEED=61 MOEGEMV_TUNE=$tune MOEGEMV_CACHE_DIR=/tmp/cache_chk_$name timeout 200 .gpubin/moegemv check \
