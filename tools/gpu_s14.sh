@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Session 14's device runs (records). Build here first (`make gpubin`), carry [".gpubin"]:
-#   tools/gpu_s14.sh 1   (runs 1-4; each fits one 10-minute call)
+#   tools/gpu_s14.sh 1   (runs 1-5; each fits one 10-minute call)
 # (Session 14 itself was lent no device: these runs are prepared for the next session.)
 set -u
 out=${OUT:-/tmp/out}
@@ -50,5 +50,11 @@ case "${1:?run number}" in
       # kernels at M = 1, the default against ALL.
     PIPES=1 MOEGEMV_CACHE_DIR=/tmp/cache_p0 tools/gpu_profile.sh deepseek-v3 1 ds_m1_default
     PIPES=1 MOEGEMV_TUNE=$ALL MOEGEMV_CACHE_DIR=/tmp/cache_p3 tools/gpu_profile.sh deepseek-v3 1 ds_m1_all
+    ;;
+  5)  # The closing bench (every preset, M = 1, 2, 4, 8, 16, JSON for PERF.md's table and the plot)
+      # of the build's defaults, or of TUNE= (e.g. the winners before they become defaults).
+    MOEGEMV_TUNE=${TUNE:-} MOEGEMV_CACHE_DIR=/tmp/cache_final timeout 300 .gpubin/moegemv bench \
+      --json "$out/s14_final.json" > "$out/s14_final.log" 2>&1
+    echo "bench: rc=$?"; tail -32 "$out/s14_final.log"
     ;;
 esac
