@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Session 14's device runs (records). Build here first (`make gpubin`), carry [".gpubin"]:
-#   tools/gpu_s14.sh 1   (runs 1-5; each fits one 10-minute call)
+#   tools/gpu_s14.sh 1   (runs 1-6; each fits one 10-minute call)
 # (Session 14 itself was lent no device: these runs are prepared for the next session.)
 set -u
 out=${OUT:-/tmp/out}
@@ -46,12 +46,19 @@ case "${1:?run number}" in
     MOEGEMV_CACHE_DIR=/tmp/cache_tests timeout 240 .gpubin/test_runtime "[gpu]" > "$out/tests3.log" 2>&1
     echo "[gpu] tests: rc=$?"; grep -aE "^test cases|FAILED" "$out/tests3.log" | head -8
     ;;
-  4)  # Which pipe binds: Nsight Compute's pipe utilization (and the usual sections) of DeepSeek-V3's
+  4)  # One consumer warp per segment again (dc_chunks=1, 9 + 2 warps on DeepSeek-V3 and GLM-4.5):
+      # session 5 measured 2 warps 8% faster, but since v37 a warp's unit loop is unrolled whole;
+      # with one warp per segment it has 8 steps per unit and two accumulators, so per word 22.5
+      # instructions and 12.5 integer-ALU ops against 26.2 and 14.6 with two (cuobjdump, DeepSeek-V3).
+    VARIANTS="n: c:dc_chunks=1 cd:dc_chunks=1,dc_decode=3 n2:" MODELS=deepseek-v3,glm-4.5 MS=1,4 \
+      ROWS=" down |pair_pdl|ceiling" tools/gpu_ab.sh | tee "$out/run4.txt"
+    ;;
+  5)  # Which pipe binds: Nsight Compute's pipe utilization (and the usual sections) of DeepSeek-V3's
       # kernels at M = 1, the default against ALL.
     PIPES=1 MOEGEMV_CACHE_DIR=/tmp/cache_p0 tools/gpu_profile.sh deepseek-v3 1 ds_m1_default
     PIPES=1 MOEGEMV_TUNE=$ALL MOEGEMV_CACHE_DIR=/tmp/cache_p3 tools/gpu_profile.sh deepseek-v3 1 ds_m1_all
     ;;
-  5)  # The closing bench (every preset, M = 1, 2, 4, 8, 16, JSON for PERF.md's table and the plot)
+  6)  # The closing bench (every preset, M = 1, 2, 4, 8, 16, JSON for PERF.md's table and the plot)
       # of the build's defaults, or of TUNE= (e.g. the winners before they become defaults).
     MOEGEMV_TUNE=${TUNE:-} MOEGEMV_CACHE_DIR=/tmp/cache_final timeout 300 .gpubin/moegemv bench \
       --json "$out/s14_final.json" > "$out/s14_final.log" 2>&1
