@@ -196,6 +196,39 @@ __device__ __forceinline__ void gate_up_shared(const GateUpParams& p, int sidx,
   const unsigned long long pol = ptx::evict_first_policy();
   int first, last;
   warp_range(H, warp, W, first, last);
+  float* part = gate_up_partials<DIRECT>(smem, H);
+  auto finish_tile = [&](const float (&c)[4]) {  // the warps' sums -> sact of the chunk's tokens
+    store_partials(part, warp, g, t, c);
+    __syncthreads();
+    if (threadIdx.x < kTileFeatures * kMaxCols) {
+      const int f = threadIdx.x / kMaxCols, n = threadIdx.x % kMaxCols;
+      const int tok = chunk * kMaxCols + n;
+      if (tok < p.m) {
+        p.sact[static_cast<long long>(tok) * SI + tile * kTileFeatures + f] = silu_mul_exact(
+            sum_partials(part, W, f, n), sum_partials(part, W, f + 8, n), *p.gssh);
+      }
+    }
+  };
+  // MOEGEMV_GU_SHX: at M = 1 the warp stages its slice of x in shared memory (the routed tiles'
+  // way) instead of reading and permuting x per step; the columns then all carry token 0, of
+  // which only column 0 is stored.
+  if constexpr (MOEGEMV_GU_SHX != 0 && !DIRECT) {
+    if (p.m == 1) {
+      constexpr int kSliceGroups = ceil_div(H / 8, 32 * W) < 8 ? ceil_div(H / 8, 32 * W) : 8;
+      TileDot<PIPE, SmemB> dot;
+      dot.start(rows, first, last, t, pol);  // shared weights do not depend on earlier kernels
+      ptx::griddep_wait();
+      ptx::griddep_launch_dependents();
+      ptx::U32x4* xs = reinterpret_cast<ptx::U32x4*>(smem);
+      XSlice<kSliceGroups> slice;
+      slice.load(p.x, first, last, lane);
+      slice.store(p.x, lane, xs);
+      float c[4] = {0.f, 0.f, 0.f, 0.f};
+      dot.finish(rows, t, pol, SmemB{xs}, c);
+      finish_tile(c);
+      return;
+    }
+  }
   TileDot<PIPE, GlobalB> dot;
   dot.start(rows, first, last, t, pol);  // shared weights do not depend on earlier kernels
 
@@ -205,18 +238,7 @@ __device__ __forceinline__ void gate_up_shared(const GateUpParams& p, int sidx,
   const GlobalB b{token < p.m ? p.x + static_cast<long long>(token) * H : nullptr};
   float c[4] = {0.f, 0.f, 0.f, 0.f};
   dot.finish(rows, t, pol, b, c);
-
-  float* part = gate_up_partials<DIRECT>(smem, H);
-  store_partials(part, warp, g, t, c);
-  __syncthreads();
-  if (threadIdx.x < kTileFeatures * kMaxCols) {
-    const int f = threadIdx.x / kMaxCols, n = threadIdx.x % kMaxCols;
-    const int tok = chunk * kMaxCols + n;
-    if (tok < p.m) {
-      p.sact[static_cast<long long>(tok) * SI + tile * kTileFeatures + f] = silu_mul_exact(
-          sum_partials(part, W, f, n), sum_partials(part, W, f + 8, n), *p.gssh);
-    }
-  }
+  finish_tile(c);
   (void)kTiles;
 }
 

@@ -9,15 +9,17 @@ check_counts() {  # out FAIL / nan / unwritten lines of a check log
   echo "$1: rc=$2 out FAIL $(grep -ac 'out FAIL' "$1") out PASS $(grep -ac 'out PASS' "$1") nan>0 $(grep -ac 'nan=[1-9]' "$1") unwritten>0 $(grep -ac 'unwritten=[1-9]' "$1")"
 }
 DECODE=gu_decode=3,dc_decode=3
-ALL=$DECODE,gu_bindex=1,dc_bindex=1,dc_gcount=1  # every session-14 candidate (same bits, same sums)
+ALL=$DECODE,gu_bindex=1,dc_bindex=1,dc_gcount=1,gu_shx=1  # every session-14 candidate (same bits, sums)
 case "${1:?run number}" in
   1)  # The session-14 candidates together (ALL): v40 + v41 (decode=3: two steps of the decode on
       # the FMA pipe as HMUL2s by 1; bit 1: the second lookup's selectors, not a shift: one
       # integer-ALU op per word; bit 2: the scale's bf16 broadcast, not an F2FP pack: 4 per
       # 128-element step, pipe not known) and v42 (bindex=1: B group indices as int, so shared
       # loads take immediate offsets; gate_up's loops only) and v43 (dc_gcount=1: the grouped
-      # down's units counted, not divided; M = 16 on DeepSeek-V3, from 8 on GLM-4.5). Same bits
-      # and sums: the check logs with and without must be identical (same seed); the exhaustive
+      # down's units counted, not divided; M = 16 on DeepSeek-V3, from 8 on GLM-4.5) and v44
+      # (gu_shx=1: at M = 1 the shared expert's x staged in shared memory, not read and permuted
+      # per step; half of Llama-4's gate_up). Same bits and sums: the check logs with and
+      # without must be identical (same seed); the exhaustive
       # decode probe runs every decode form (0..3) over every 16-bit half. Then n a a n on every
       # preset.
     for tune in "" $ALL; do
@@ -50,8 +52,10 @@ case "${1:?run number}" in
       # session 5 measured 2 warps 8% faster, but since v37 a warp's unit loop is unrolled whole;
       # with one warp per segment it has 8 steps per unit and two accumulators, so per word 22.5
       # instructions and 12.5 integer-ALU ops against 26.2 and 14.6 with two (cuobjdump, DeepSeek-V3).
-    VARIANTS="n: c:dc_chunks=1 cd:dc_chunks=1,dc_decode=3 n2:" MODELS=deepseek-v3,glm-4.5 MS=1,4 \
-      ROWS=" down |pair_pdl|ceiling" tools/gpu_ab.sh | tee "$out/run4.txt"
+    # And v44 alone (gu_shx=1), where the shared expert is half of gate_up at M = 1 (Llama-4).
+    VARIANTS="n: c:dc_chunks=1 cd:dc_chunks=1,dc_decode=3 s:gu_shx=1 n2:" \
+      MODELS=deepseek-v3,glm-4.5,llama4-maverick MS=1,4 ROWS=" gate_up | down |pair_pdl|ceiling" \
+      tools/gpu_ab.sh | tee "$out/run4.txt"
     ;;
   5)  # Which pipe binds: Nsight Compute's pipe utilization (and the usual sections) of DeepSeek-V3's
       # kernels at M = 1, the default against ALL.
