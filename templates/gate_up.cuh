@@ -28,6 +28,13 @@ __device__ __forceinline__ void stage_routed_x(const unsigned short* x, int lane
   }
 }
 
+// Groups of x a lane loads into registers for its warp's slice (XSlice): the slice's groups per
+// lane, at most 8 (the rest are staged synchronously).
+template <int H, int W>
+__device__ __forceinline__ constexpr int x_slice_groups() {
+  return ceil_div(H / 8, 32 * W) < 8 ? ceil_div(H / 8, 32 * W) : 8;
+}
+
 // The routed dot product with the register ring (tile.cuh), x staged in smem or read directly.
 template <int H, int PIPE, bool DIRECT, bool STAGED, class XS>
 __device__ __forceinline__ void gate_up_routed_registers(const TileRows& rows, int first, int last,
@@ -101,7 +108,7 @@ __device__ __forceinline__ void gate_up_routed(const GateUpParams& p, int cta,
   // MOEGEMV_GU_STAGE: the warp's slice of x is loaded first, so that its latency overlaps the
   // ids load and the first weights' instead of following them.
   constexpr bool kStaged = MOEGEMV_GU_STAGE != 0 && !DIRECT && !RING && !(MOEGEMV_KNOCK & 4);
-  constexpr int kSliceGroups = kStaged ? (ceil_div(H / 8, 32 * W) < 8 ? ceil_div(H / 8, 32 * W) : 8) : 1;
+  constexpr int kSliceGroups = kStaged ? x_slice_groups<H, W>() : 1;
   int first, last;
   warp_range(H, warp, W, first, last);
   const unsigned short* x = p.x + static_cast<long long>(pair / K) * H;
@@ -214,13 +221,12 @@ __device__ __forceinline__ void gate_up_shared(const GateUpParams& p, int sidx,
   // which only column 0 is stored.
   if constexpr (MOEGEMV_GU_SHX != 0 && !DIRECT) {
     if (p.m == 1) {
-      constexpr int kSliceGroups = ceil_div(H / 8, 32 * W) < 8 ? ceil_div(H / 8, 32 * W) : 8;
       TileDot<PIPE, SmemB> dot;
       dot.start(rows, first, last, t, pol);  // shared weights do not depend on earlier kernels
       ptx::griddep_wait();
       ptx::griddep_launch_dependents();
       ptx::U32x4* xs = reinterpret_cast<ptx::U32x4*>(smem);
-      XSlice<kSliceGroups> slice;
+      XSlice<x_slice_groups<H, W>()> slice;
       slice.load(p.x, first, last, lane);
       slice.store(p.x, lane, xs);
       float c[4] = {0.f, 0.f, 0.f, 0.f};
