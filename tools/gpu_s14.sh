@@ -52,10 +52,15 @@ case "${1:?run number}" in
       # session 5 measured 2 warps 8% faster, but since v37 a warp's unit loop is unrolled whole;
       # with one warp per segment it has 8 steps per unit and two accumulators, so per word 22.5
       # instructions and 12.5 integer-ALU ops against 26.2 and 14.6 with two (cuobjdump, DeepSeek-V3).
-    # And v44 alone (gu_shx=1), where the shared expert is half of gate_up at M = 1 (Llama-4).
+    # And v44 alone (gu_shx=1). Llama-4 likewise: 4 warps per segment instead of 8 (8 steps per
+    # unit: 22.9 instructions per word against 27.7), and v44 where the shared expert is half of
+    # gate_up at M = 1.
     VARIANTS="n: c:dc_chunks=1 cd:dc_chunks=1,dc_decode=3 s:gu_shx=1 n2:" \
-      MODELS=deepseek-v3,glm-4.5,llama4-maverick MS=1,4 ROWS=" gate_up | down |pair_pdl|ceiling" \
+      MODELS=deepseek-v3,glm-4.5 MS=1,4 ROWS=" gate_up | down |pair_pdl|ceiling" \
       tools/gpu_ab.sh | tee "$out/run4.txt"
+    VARIANTS="n: c:dc_chunks=4 s:gu_shx=1 s2:gu_shx=1 c2:dc_chunks=4 n2:" \
+      MODELS=llama4-maverick MS=1,4 ROWS=" gate_up | down |pair_pdl|ceiling" \
+      tools/gpu_ab.sh | tee "$out/run4_llama.txt"
     ;;
   5)  # Which pipe binds: Nsight Compute's pipe utilization (and the usual sections) of DeepSeek-V3's
       # kernels at M = 1, the default against ALL.
