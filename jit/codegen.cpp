@@ -133,7 +133,7 @@ std::string config_defines(const KernelConfig& c, bool gate_up) {
   if (c.decode) d += fmt::format("#define MOEGEMV_DECODE {}\n", c.decode);
   if (c.bindex) d += "#define MOEGEMV_B_INDEX 1\n";
   if (!gate_up && c.gcount) d += "#define MOEGEMV_DC_GCOUNT 1\n";
-  if (gate_up && c.shx) d += "#define MOEGEMV_GU_SHX 1\n";
+  if (gate_up && c.shx) d += fmt::format("#define MOEGEMV_GU_SHX {}\n", c.shx);
   if (c.stage) d += fmt::format("#define MOEGEMV_GU_STAGE {}\n", c.stage);
   if (c.order) d += fmt::format("#define MOEGEMV_GU_ORDER {}\n", c.order);
   if (gate_up && c.group) d += fmt::format("#define MOEGEMV_GU_GROUP {}\n", c.group);
@@ -215,13 +215,13 @@ KernelConfig kernel_config(const Key& key, const std::string& tune) {
     else if (field == "decode" && value <= kDecodeFormMax) c.decode = value;
     else if (field == "bindex" && value <= 1) c.bindex = value;
     else if (field == "gcount" && !gu && value <= 1) c.gcount = value;
-    else if (field == "shx" && gu && value <= 1) c.shx = value;
+    else if (field == "shx" && gu && value <= 2) c.shx = value;
     else throw ArgumentError("MOEGEMV_TUNE",
                              "warps 1..32, pipe 1..8, direct 0|1, minb 1..16, l2 0|1, gu_ring 0|1, "
                              "dc_ring 0|1|2, split 0|1, stream 0|1, dc_chunks 1..16, gu_slots 1..8, "
                              "gu_stage 0|1, gu_order 0|1, gu_group 0|2..1024, gu_tiles 1|2, dc_group 0|2..16, dc_rings 1..14, dc_sahead 1|2, dc_runs 1|2, dc_lanes 0..3, "
                              "dc_early 0|1, dc_launch 0..2, dc_wstage 0..2, gu_m1pipe 0..8, "
-                             "gu_m1minb 1..16, maxreg 0|24..255, decode 0..3, bindex 0|1, dc_gcount 0|1, gu_shx 0|1, "
+                             "gu_m1minb 1..16, maxreg 0|24..255, decode 0..3, bindex 0|1, dc_gcount 0|1, gu_shx 0..2, "
                              "timeline 0|1 (dc_ 0..4: mark points; diagnostic), "
                              "knock 0..31 (diagnostic, wrong results)",
                              item);

@@ -186,7 +186,7 @@ __device__ __forceinline__ void gate_up_routed(const GateUpParams& p, int cta,
   }
 }
 
-template <int H, int I, int SI, int K, int W, int PIPE, bool DIRECT>
+template <int H, int I, int SI, int K, int W, int PIPE, bool DIRECT, bool SPLIT = false>
 __device__ __forceinline__ void gate_up_shared(const GateUpParams& p, int sidx,
                                                unsigned char* smem) {
   constexpr int kTiles = SI / kTileFeatures;
@@ -204,8 +204,7 @@ __device__ __forceinline__ void gate_up_shared(const GateUpParams& p, int sidx,
   int first, last;
   warp_range(H, warp, W, first, last);
   float* part = gate_up_partials<DIRECT>(smem, H);
-  auto finish_tile = [&](const float (&c)[4]) {  // the warps' sums -> sact of the chunk's tokens
-    store_partials(part, warp, g, t, c);
+  auto emit = [&] {  // the warps' partial sums (stored) -> sact of the chunk's tokens
     __syncthreads();
     if (threadIdx.x < kTileFeatures * kMaxCols) {
       const int f = threadIdx.x / kMaxCols, n = threadIdx.x % kMaxCols;
@@ -216,22 +215,49 @@ __device__ __forceinline__ void gate_up_shared(const GateUpParams& p, int sidx,
       }
     }
   };
+  auto finish_tile = [&](const float (&c)[4]) {
+    store_partials(part, warp, g, t, c);
+    emit();
+  };
   // MOEGEMV_GU_SHX: at M = 1 the warp stages its slice of x in shared memory (the routed tiles'
   // way) instead of reading and permuting x per step; the columns then all carry token 0, of
-  // which only column 0 is stored.
+  // which only column 0 is stored. 2, where the routed tiles are split (tile_split.cuh): the
+  // shared tile split the same way too (128-byte row pieces per warp load).
   if constexpr (MOEGEMV_GU_SHX != 0 && !DIRECT) {
     if (p.m == 1) {
-      TileDot<PIPE, SmemB> dot;
-      dot.start(rows, first, last, t, pol);  // shared weights do not depend on earlier kernels
-      ptx::griddep_wait();
-      ptx::griddep_launch_dependents();
       ptx::U32x4* xs = reinterpret_cast<ptx::U32x4*>(smem);
       XSlice<x_slice_groups<H, W>()> slice;
-      slice.load(p.x, first, last, lane);
-      slice.store(p.x, lane, xs);
-      float c[4] = {0.f, 0.f, 0.f, 0.f};
-      dot.finish(rows, t, pol, SmemB{xs}, c);
-      finish_tile(c);
+      if constexpr (MOEGEMV_GU_SHX == 2 && SPLIT) {
+        auto feature_rows = [&](int f) {  // the shared expert's [gate; up] rows of feature f
+          return TileRows{p.wsh + static_cast<long long>(SI + f) * (H / 2),
+                          p.wsh + static_cast<long long>(f) * (H / 2),
+                          p.ssh + nvfp4::swizzle_row_offset(SI + f, kKt),
+                          p.ssh + nvfp4::swizzle_row_offset(f, kKt)};
+        };
+        const int f0 = tile * kTileFeatures;
+        const TileRows split_rows[2] = {feature_rows(f0 + g / 2), feature_rows(f0 + 4 + g / 2)};
+        SplitDot<PIPE> dot;
+        dot.start(split_rows, first, last, g, t, pol);  // shared weights: before the wait
+        ptx::griddep_wait();
+        ptx::griddep_launch_dependents();
+        slice.load(p.x, first, last, lane);
+        slice.store(p.x, lane, xs);
+        float c0[4] = {0.f, 0.f, 0.f, 0.f}, c1[4] = {0.f, 0.f, 0.f, 0.f};
+        dot.finish(split_rows, pol, SmemB{xs}, c0, c1);
+        store_split_partials(part, warp, 0, g, t, c0);
+        store_split_partials(part, warp, 1, g, t, c1);
+        emit();
+      } else {
+        TileDot<PIPE, SmemB> dot;
+        dot.start(rows, first, last, t, pol);  // shared weights do not depend on earlier kernels
+        ptx::griddep_wait();
+        ptx::griddep_launch_dependents();
+        slice.load(p.x, first, last, lane);
+        slice.store(p.x, lane, xs);
+        float c[4] = {0.f, 0.f, 0.f, 0.f};
+        dot.finish(rows, t, pol, SmemB{xs}, c);
+        finish_tile(c);
+      }
       return;
     }
   }
@@ -269,7 +295,7 @@ __device__ __forceinline__ void gate_up(const GateUpParams& p) {
   } else if constexpr (SI > 0) {
     // Shared tiles keep the register ring (B differs per lane: up to 8 tokens); with RING the
     // routed PIPE is a shared-memory depth, too deep for registers, so they use 2 steps.
-    gate_up_shared<H, I, SI, K, W, RING ? 2 : PIPE, DIRECT>(p, b - routed, smem);
+    gate_up_shared<H, I, SI, K, W, RING ? 2 : PIPE, DIRECT, SPLIT>(p, b - routed, smem);
   }
 }
 

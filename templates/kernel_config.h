@@ -81,8 +81,9 @@
 #define MOEGEMV_DC_GCOUNT 0
 #endif
 // MOEGEMV_GU_SHX (gate_up.cuh gate_up_shared): 1 = at M = 1 the shared expert's tiles stage x in
-// shared memory, as the routed tiles do, instead of reading and permuting it per step (session
-// 14, v44 candidate, not yet measured); 0 = per step, as before.
+// shared memory, as the routed tiles do, instead of reading and permuting it per step; 2 = also
+// split their rows where the routed tiles are split (tile_split.cuh; other sums) (session 14,
+// v44 candidates, not yet measured); 0 = per step, as before.
 #ifndef MOEGEMV_GU_SHX
 #define MOEGEMV_GU_SHX 0
 #endif
@@ -139,7 +140,8 @@ struct KernelConfig {
   int decode;      // bits of MOEGEMV_DECODE: decode steps moved to the FMA pipe; 0: none
   int bindex;      // 1: B group indices as int (MOEGEMV_B_INDEX); 0: unsigned
   int gcount;      // grouped down: 1 = units walked by counting (MOEGEMV_DC_GCOUNT); 0: divided
-  int shx;         // gate_up: 1 = the shared expert's x staged in shared memory at M = 1 (MOEGEMV_GU_SHX)
+  int shx;         // gate_up at M = 1: 1 = the shared expert's x staged in shared memory, 2 = and its
+                   // tile split (MOEGEMV_GU_SHX)
 };
 
 }  // namespace moegemv

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Session 14's device runs (records). Build here first (`make gpubin`), carry [".gpubin"]:
-#   tools/gpu_s14.sh 1   (runs 1-6; each fits one 10-minute call)
+#   tools/gpu_s14.sh 1   (runs 1, 2, 3, 4, 4b, 5, 6; each sized for one 10-minute call)
 # (Session 14 itself was lent no device: these runs are prepared for the next session.)
 set -u
 out=${OUT:-/tmp/out}
@@ -42,7 +42,12 @@ case "${1:?run number}" in
     VARIANTS="n: d:$DECODE b:gu_bindex=1,dc_bindex=1 k:gu_knock=16,dc_knock=16,$DECODE n2:" \
       MODELS=deepseek-v3,glm-4.5,llama4-maverick MS=1,4 ROWS=" gate_up | down |ceiling" tools/gpu_ab.sh | tee "$out/run2.txt"
     ;;
-  3)  # v43 alone where the grouped down runs (M = 16), then the [gpu] tests of the default build.
+  3)  # v43 alone where the grouped down runs (M = 16), then the [gpu] tests of the default build;
+      # and the check of gu_shx=2 (the shared expert's tile split at M = 1: other sums, so its log
+      # differs from the default's; it must pass SPEC 8 on its own).
+    MOEGEMV_SEED=63 MOEGEMV_TUNE=gu_shx=2 MOEGEMV_CACHE_DIR=/tmp/cache_chk_shx2 timeout 120 .gpubin/moegemv check \
+      --shape 7168:2048:2048:8 --shape 5120:1536:1536:8 --m 1,2 --e 16,256 --replays 2 > "$out/check_shx2.log" 2>&1
+    check_counts "$out/check_shx2.log" $?
     VARIANTS="n: c:dc_gcount=1 c2:dc_gcount=1 n2:" MODELS=deepseek-v3,glm-4.5 MS=16 \
       ROWS=" down |ceiling" tools/gpu_ab.sh | tee "$out/run3.txt"
     MOEGEMV_CACHE_DIR=/tmp/cache_tests timeout 240 .gpubin/test_runtime "[gpu]" > "$out/tests3.log" 2>&1
@@ -52,12 +57,14 @@ case "${1:?run number}" in
       # session 5 measured 2 warps 8% faster, but since v37 a warp's unit loop is unrolled whole;
       # with one warp per segment it has 8 steps per unit and two accumulators, so per word 22.5
       # instructions and 12.5 integer-ALU ops against 26.2 and 14.6 with two (cuobjdump, DeepSeek-V3).
-    # And v44 alone (gu_shx=1). Llama-4 likewise: 4 warps per segment instead of 8 (8 steps per
+    # And v44 alone (gu_shx=1; 2: its tile split too). Llama-4 likewise: 4 warps per segment instead of 8 (8 steps per
     # unit: 22.9 instructions per word against 27.7), and v44 where the shared expert is half of
     # gate_up at M = 1.
-    VARIANTS="n: c:dc_chunks=1 cd:dc_chunks=1,dc_decode=3 s:gu_shx=1 n2:" \
+    VARIANTS="n: c:dc_chunks=1 cd:dc_chunks=1,dc_decode=3 s:gu_shx=1 t:gu_shx=2 n2:" \
       MODELS=deepseek-v3,glm-4.5 MS=1,4 ROWS=" gate_up | down |pair_pdl|ceiling" \
       tools/gpu_ab.sh | tee "$out/run4.txt"
+    ;;
+  4b) # Run 4's Llama-4 part.
     VARIANTS="n: c:dc_chunks=4 s:gu_shx=1 s2:gu_shx=1 c2:dc_chunks=4 n2:" \
       MODELS=llama4-maverick MS=1,4 ROWS=" gate_up | down |pair_pdl|ceiling" \
       tools/gpu_ab.sh | tee "$out/run4_llama.txt"

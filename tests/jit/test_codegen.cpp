@@ -134,6 +134,8 @@ TEST_CASE("MOEGEMV_TUNE overrides the kernel config and names bad entries", "[co
   CHECK(jit::generate_source(dc, "sm_90", "dc_gcount=1").find("#define MOEGEMV_DC_GCOUNT 1") != std::string::npos);
   CHECK_THROWS_WITH(jit::kernel_config(gu, "gu_gcount=1"), Catch::Contains("gu_gcount=1"));
   CHECK(jit::generate_source(gu, "sm_90", "gu_shx=1").find("#define MOEGEMV_GU_SHX 1") != std::string::npos);
+  CHECK(jit::generate_source(gu, "sm_90", "gu_shx=2").find("#define MOEGEMV_GU_SHX 2") != std::string::npos);
+  CHECK_THROWS_WITH(jit::kernel_config(gu, "gu_shx=3"), Catch::Contains("gu_shx=3"));
   CHECK_THROWS_WITH(jit::kernel_config(dc, "dc_shx=1"), Catch::Contains("dc_shx=1"));
   // gate_up split rows: x staged, H % 256 == 0 (else the classic tiles); the default on the wide
   // many-expert shapes (4 CTAs/SM), not on Qwen3-Next or Llama-4.
