@@ -226,7 +226,13 @@ __device__ __forceinline__ void gate_up_shared(const GateUpParams& p, int sidx,
   if constexpr (MOEGEMV_GU_SHX != 0 && !DIRECT) {
     if (p.m == 1) {
       ptx::U32x4* xs = reinterpret_cast<ptx::U32x4*>(smem);
-      XSlice<x_slice_groups<H, W>()> slice;
+      auto stage_x = [&] {  // after the weights' first loads: x is the previous kernel's output
+        ptx::griddep_wait();
+        ptx::griddep_launch_dependents();
+        XSlice<x_slice_groups<H, W>()> slice;
+        slice.load(p.x, first, last, lane);
+        slice.store(p.x, lane, xs);
+      };
       if constexpr (MOEGEMV_GU_SHX == 2 && SPLIT) {
         auto feature_rows = [&](int f) {  // the shared expert's [gate; up] rows of feature f
           return TileRows{p.wsh + static_cast<long long>(SI + f) * (H / 2),
@@ -238,10 +244,7 @@ __device__ __forceinline__ void gate_up_shared(const GateUpParams& p, int sidx,
         const TileRows split_rows[2] = {feature_rows(f0 + g / 2), feature_rows(f0 + 4 + g / 2)};
         SplitDot<PIPE> dot;
         dot.start(split_rows, first, last, g, t, pol);  // shared weights: before the wait
-        ptx::griddep_wait();
-        ptx::griddep_launch_dependents();
-        slice.load(p.x, first, last, lane);
-        slice.store(p.x, lane, xs);
+        stage_x();
         float c0[4] = {0.f, 0.f, 0.f, 0.f}, c1[4] = {0.f, 0.f, 0.f, 0.f};
         dot.finish(split_rows, pol, SmemB{xs}, c0, c1);
         store_split_partials(part, warp, 0, g, t, c0);
@@ -250,10 +253,7 @@ __device__ __forceinline__ void gate_up_shared(const GateUpParams& p, int sidx,
       } else {
         TileDot<PIPE, SmemB> dot;
         dot.start(rows, first, last, t, pol);  // shared weights do not depend on earlier kernels
-        ptx::griddep_wait();
-        ptx::griddep_launch_dependents();
-        slice.load(p.x, first, last, lane);
-        slice.store(p.x, lane, xs);
+        stage_x();
         float c[4] = {0.f, 0.f, 0.f, 0.f};
         dot.finish(rows, t, pol, SmemB{xs}, c);
         finish_tile(c);

@@ -28,18 +28,20 @@ struct TileRows {
   const unsigned char* sf_hi;
 };
 
+// T if kFirst, else F (the templates take no toolkit or standard headers).
+template <bool kFirst, class T, class F>
+struct Pick {
+  using type = T;
+};
+template <class T, class F>
+struct Pick<false, T, F> {
+  using type = F;
+};
+
 // The type of a B group index (MOEGEMV_B_INDEX): int lets the compiler fold a step's group offsets
 // into the shared loads' immediate offsets; with unsigned (0), whose sums may wrap, it cannot and
 // computes each address (a VIADD and a LEA per load in the split tile's loop).
-template <bool kSigned>
-struct BIndexOf {
-  using type = unsigned;
-};
-template <>
-struct BIndexOf<true> {
-  using type = int;
-};
-using BIndex = typename BIndexOf<MOEGEMV_B_INDEX != 0>::type;
+using BIndex = typename Pick<MOEGEMV_B_INDEX != 0, int, unsigned>::type;
 
 // B operand staged in shared memory: 8-element groups stored as {x0,x2},{x1,x3},{x4,x6},{x5,x7}
 // (the decode's pairs, decode_pair_element).
@@ -94,17 +96,9 @@ struct GlobalB {
   }
 };
 
-template <bool kDirect>
-struct PickB {
-  using type = SmemB;
-};
-template <>
-struct PickB<true> {
-  using type = GlobalB;
-};
 // The B source of a kernel config: read per step from global memory, or staged in shared memory.
 template <bool kDirect>
-using BSource = typename PickB<kDirect>::type;
+using BSource = typename Pick<kDirect, GlobalB, SmemB>::type;
 
 // Stages `groups` 8-element groups into shared memory in the SmemB permutation, all threads of
 // the CTA; src(g) is group g's address. A thread issues kBatch loads before its first store, so
