@@ -152,6 +152,7 @@ __device__ __forceinline__ void down_combine_units(const DownParams& p, const fl
     __syncwarp();
     if (lane == 0) ptx::mbar_arrive(pb.empty(pos.slot));
     if (lane < 8) p.out[static_cast<long long>(tok) * H + (u % S::kTiles) * 8 + lane] = o;
+    if (u == begin) timeline::mark<7>(lane == 0);
   }
 }
 
@@ -280,6 +281,7 @@ __device__ __forceinline__ void down_stream(const DownParams& p) {
       if constexpr (kHeld) slot_dot<CH == 1, kSteps>(lo, lo + len / 4, held, b, first, n, t, c);
       else slot_dot<CH == 1, kSteps>(lo, lo + len / 4, feed.view(v, lane), b, first, n, t, c);
     }
+    if (u == begin) timeline::mark<5>();
     release(bars, index);
     const RingPos<2> pos(v);
     ptx::mbar_wait(pb.empty(pos.slot), pos.parity ^ 1);  // the combiner has read its last unit
@@ -288,6 +290,7 @@ __device__ __forceinline__ void down_stream(const DownParams& p) {
     __syncwarp();
     if (lane == 0) ptx::mbar_arrive(pb.full(pos.slot));
     if (u == begin) timeline::mark<4>();
+    if (u + 1 == end) timeline::mark<6>();
     if (++tile == S::kTiles) tile = 0;
   }
   if (MOEGEMV_DC_LAUNCH == 2) ptx::griddep_launch_dependents();

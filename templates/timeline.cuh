@@ -37,14 +37,18 @@ __device__ __forceinline__ void waited() {
 #endif
 }
 
-// MOEGEMV_TIMELINE = N > 1: thread 0 stamps the second time at mark point N of the kernel instead
-// of at the PDL wait (`bench --timeline` still calls it "PDL wait returns"); the streaming down's
-// points: 2 its first token's act staged, 3 its first slot filled, 4 its first unit's sums handed
-// to the combiner.
+// MOEGEMV_TIMELINE = N > 1: one thread (thread 0 unless `stamp` names another) stamps the second
+// time at mark point N of the kernel instead of at the PDL wait (`bench --timeline` still calls it
+// "PDL wait returns"); the streaming down's points, all of consumer warp 0 (segment 0) but 7:
+// 2 its first token's act staged, 3 its first slot filled, 4 its first unit's sums handed to the
+// combiner, 5 its first unit's dot product done (before the hand-over), 6 its last unit's sums
+// handed over, 7 the combiner's first unit's output stored.
 template <int N>
-__device__ __forceinline__ void mark() {
+__device__ __forceinline__ void mark(bool stamp = threadIdx.x == 0) {
 #if MOEGEMV_TIMELINE > 1
-  if (MOEGEMV_TIMELINE == N && threadIdx.x == 0 && slot()) slot()[1] = now();
+  if (MOEGEMV_TIMELINE == N && stamp && slot()) slot()[1] = now();
+#else
+  (void)stamp;
 #endif
 }
 

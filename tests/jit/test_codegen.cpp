@@ -264,6 +264,9 @@ TEST_CASE("the streaming config fills its shape-derived fields and fits shared m
   CHECK(jit::generate_source(dc, "sm_90", "dc_launch=2").find("#define MOEGEMV_DC_LAUNCH 2") !=
         std::string::npos);
   CHECK_THROWS_WITH(jit::kernel_config(dc, "dc_launch=3"), Catch::Contains("dc_launch=3"));
+  CHECK(jit::generate_source(dc, "sm_90", "dc_timeline=7").find("#define MOEGEMV_TIMELINE 7") !=
+        std::string::npos);
+  CHECK_THROWS_WITH(jit::kernel_config(dc, "dc_timeline=8"), Catch::Contains("dc_timeline=8"));
   // Per-warp act staging by default: 1 where the down has one warp per segment (Qwen3-Next,
   // session 8), 2 where it has several and at most 14 segments (DeepSeek-V3: 2 warps x 9; session
   // 9), never on the classic kernel.
