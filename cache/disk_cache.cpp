@@ -100,7 +100,7 @@ std::optional<FileLock> DiskCache::lock(const EntrySpec& spec,
   return std::nullopt;
 }
 
-void DiskCache::publish(const EntrySpec& spec, const std::string& content_hash,
+bool DiskCache::publish(const EntrySpec& spec, const std::string& content_hash,
                         const std::vector<std::uint8_t>& cubin) const {
   std::string error;
   try {
@@ -108,6 +108,7 @@ void DiskCache::publish(const EntrySpec& spec, const std::string& content_hash,
       throw CacheError(shard_dir(content_hash), "cannot create directory: " + error);
     }
     write_file_atomic(entry_path(content_hash), encode_entry(spec, content_hash, cubin));
+    return true;
   } catch (const CacheError& e) {
     if (first_time("publish-failed:" + root_)) {
       spdlog::warn("moegemv: cannot save compiled kernel {} for {} to the cache: {}",
@@ -116,6 +117,7 @@ void DiskCache::publish(const EntrySpec& spec, const std::string& content_hash,
       spdlog::debug("moegemv: cannot save {} for {}: {}", spec.key.str(), spec.arch, e.what());
     }
   }
+  return false;
 }
 
 void DiskCache::remove(const std::string& content_hash) const {

@@ -36,8 +36,9 @@ class DiskCache {
   /// nullopt (after a warning) when the lock cannot be taken at all: the caller compiles anyway.
   std::optional<FileLock> lock(const EntrySpec& spec, const std::string& content_hash) const;
 
-  /// Publishes an entry atomically. Failures are warned about once per root and swallowed.
-  void publish(const EntrySpec& spec, const std::string& content_hash,
+  /// Publishes an entry atomically; false if it could not be saved (warned about once per root,
+  /// the rest at debug level).
+  bool publish(const EntrySpec& spec, const std::string& content_hash,
                const std::vector<std::uint8_t>& cubin) const;
 
   /// Removes one entry if present.

@@ -172,8 +172,8 @@ Cubin CubinStore::get(const EntrySpec& spec, const CompileFn& compile, bool allo
   const double compile_ms = ms_since(compile_start);
   spdlog::info("moegemv: compiled {} for {} in {:.0f} ms ({} bytes cubin)", spec.key.str(),
                spec.arch, compile_ms, cubin.size());
-  if (impl_->disk.writable()) impl_->disk.publish(spec, hash, cubin);
-  return {std::move(cubin), Origin::kCompiled, compile_ms};
+  const bool saved = impl_->disk.writable() && impl_->disk.publish(spec, hash, cubin);
+  return {std::move(cubin), Origin::kCompiled, compile_ms, saved};
 }
 
 void CubinStore::discard(const EntrySpec& spec, const std::string& reason) {

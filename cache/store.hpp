@@ -35,6 +35,10 @@ struct Cubin {
   std::vector<std::uint8_t> bytes;
   Origin origin = Origin::kCompiled;
   double ms = 0;  ///< time spent getting it (compile time when compiled)
+  /// It outlives this process: read from a bundle or the disk cache, or compiled and saved to
+  /// the disk cache. False: compiled and kept in memory only (no writable cache, or the save
+  /// failed; warned about), so the next process compiles it again.
+  bool saved = true;
 };
 
 using CompileFn = std::function<std::vector<std::uint8_t>()>;

@@ -20,6 +20,7 @@ struct PrewarmOptions {
 
 struct Counts {
   int compiled = 0, cache_hits = 0, bundle_hits = 0, failed = 0;
+  int unsaved = 0;  // compiled but not saved to the disk cache: prewarm's purpose missed
 };
 
 Counts count(const std::vector<Fetched>& results) {
@@ -29,6 +30,7 @@ Counts count(const std::vector<Fetched>& results) {
       ++c.failed;
       continue;
     }
+    c.unsaved += !r.cubin->saved;
     switch (r.cubin->origin) {
       case cache::Origin::kCompiled:
         ++c.compiled;
@@ -52,6 +54,7 @@ void print_json(const std::vector<cache::EntrySpec>& specs, const std::vector<Fe
         {"key", specs[i].key.str()}, {"arch", specs[i].arch}, {"source", results[i].source()}};
     if (results[i].cubin) {
       e["ms"] = results[i].cubin->ms;
+      e["saved"] = results[i].cubin->saved;
     } else {
       e["error"] = results[i].error;
     }
@@ -61,6 +64,8 @@ void print_json(const std::vector<cache::EntrySpec>& specs, const std::vector<Fe
                                 {"cache_hits", c.cache_hits},
                                 {"bundle_hits", c.bundle_hits},
                                 {"failed", c.failed},
+                                {"unsaved", c.unsaved},
+                                {"cache", detail::store().root()},
                                 {"entries", std::move(entries)}};
   fmt::print("{}\n", out.dump(2));
 }
@@ -70,7 +75,8 @@ void print_text(const std::vector<cache::EntrySpec>& specs, const std::vector<Fe
   std::vector<std::vector<std::string>> rows = {{"source", "key", "arch", "ms", "bytes"}};
   for (std::size_t i = 0; i < specs.size(); ++i) {
     const auto& r = results[i];
-    rows.push_back({r.source(), specs[i].key.str(), specs[i].arch,
+    rows.push_back({r.cubin && !r.cubin->saved ? "compiled, NOT SAVED" : r.source(), specs[i].key.str(),
+                    specs[i].arch,
                     r.cubin ? fmt::format("{:.1f}", r.cubin->ms) : "-",
                     r.cubin ? std::to_string(r.cubin->bytes.size()) : "-"});
   }
@@ -96,10 +102,18 @@ void run(const PrewarmOptions& options) {
       fmt::print(stderr, "moegemv: error: {} for {}: {}\n", specs[i].key.str(), specs[i].arch,
                  results[i].error);
   }
-  if (c.failed > 0) {
-    fmt::print(stderr, "moegemv: error: {} of {} entries failed\n", c.failed, specs.size());
-    throw CLI::RuntimeError(1);
+  if (c.unsaved > 0) {
+    // The kernels compiled but only into this process's memory: the cache a prewarm is for is
+    // missing them (the warning above says why), so the deployment would compile them again.
+    const auto& store = detail::store();
+    fmt::print(stderr,
+               "moegemv: error: {} of {} entries compiled but not saved to the cache {} ({}); "
+               "set MOEGEMV_CACHE_DIR to a writable directory with free space\n",
+               c.unsaved, specs.size(), store.root().empty() ? "(none)" : store.root(),
+               store.writable() ? "writing failed, see the warning above" : "not writable");
   }
+  if (c.failed > 0) fmt::print(stderr, "moegemv: error: {} of {} entries failed\n", c.failed, specs.size());
+  if (c.failed > 0 || c.unsaved > 0) throw CLI::RuntimeError(1);
 }
 
 }  // namespace

@@ -207,11 +207,30 @@ TEST_CASE("prewarm compiles once, then hits the cache", "[cli]") {
   CHECK(cold["entries"][0]["key"] == kSmallKey);
   CHECK(cold["entries"][0]["arch"] == "sm_90");
   CHECK(cold["entries"][0]["source"] == "compiled");
+  CHECK(cold["entries"][0]["saved"] == true);
+  CHECK(cold["unsaved"] == 0);
 
   const auto warm = parse_json(run_cli(args, dir));
   CHECK(warm["compiled"] == 0);
   CHECK(warm["cache_hits"] == 1);
   CHECK(warm["entries"][0]["source"] == "cache");
+}
+
+TEST_CASE("prewarm fails when the cache cannot keep what it compiled", "[cli]") {
+  // A cache directory that cannot exist (its parent is a regular file): the kernel compiles, but
+  // into this process's memory only, which is not what a prewarm is for.
+  TempDir dir;
+  { std::ofstream(dir / "file") << "x"; }
+  const std::string root = dir / "file/cache";
+  const Result r = run_cli({"prewarm", "--key", kSmallKey, "--arch", "sm_90", "--json"}, dir,
+                           {{"MOEGEMV_CACHE_DIR", root}});
+  INFO(r.err);
+  CHECK(r.status == 1);
+  CHECK_THAT(r.err, Contains("not saved") && Contains(root) && Contains("MOEGEMV_CACHE_DIR"));
+  const auto j = parse_json(r);
+  CHECK(j["compiled"] == 1);
+  CHECK(j["unsaved"] == 1);
+  CHECK(j["entries"][0]["saved"] == false);
 }
 
 TEST_CASE("prewarm argument errors", "[cli]") {
