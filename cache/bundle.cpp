@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <spdlog/spdlog.h>
 #include <nlohmann/json.hpp>
 
@@ -51,6 +52,27 @@ BundleEntry entry_from_json(const json& j, const std::string& path) {
 }
 
 }  // namespace
+
+std::string mismatch_reason(const Bundle& bundle, const BundleEntry& entry, const EntrySpec& spec) {
+  const bool current = bundle.format_version() == static_cast<std::uint32_t>(kFormatVersion);
+  if (current && entry.content_hash == spec.content_hash()) return "";
+  std::vector<std::string> reasons;
+  if (!current) {
+    reasons.push_back(fmt::format("bundle format v{}, this build needs v{}",
+                                  bundle.format_version(), kFormatVersion));
+  }
+  if (entry.template_hash != spec.template_hash) {
+    reasons.push_back(fmt::format("template hash {}, this build has {}", entry.template_hash,
+                                  spec.template_hash));
+  }
+  if (entry.nvrtc_version != spec.nvrtc_version) {
+    reasons.push_back(
+        fmt::format("NVRTC {}, this build uses {}", entry.nvrtc_version, spec.nvrtc_version));
+  }
+  if (reasons.empty()) reasons.push_back("generated source or compile options differ");
+  return fmt::format("{}", fmt::join(reasons, "; "));
+}
+
 
 void BundleWriter::add(const EntrySpec& spec, const std::vector<std::uint8_t>& cubin) {
   Pending pending;

@@ -30,11 +30,17 @@ struct BundleEntry {
   std::uint64_t checksum = 0;  ///< XXH3-64 of the cubin
 };
 
+class Bundle;
+
 struct VerifyReport {
   std::size_t checked = 0;
   std::vector<std::string> failures;  ///< one line per bad entry: "<key> <arch>: <why>"
   bool ok() const { return failures.empty(); }
 };
+
+/// Why `entry` of `bundle` does not serve `spec` (its key and arch), or "" if it does: the
+/// runtime's own test (format version and content hash), with the differing parts named.
+std::string mismatch_reason(const Bundle& bundle, const BundleEntry& entry, const EntrySpec& spec);
 
 class BundleWriter {
  public:

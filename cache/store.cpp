@@ -6,7 +6,6 @@
 #include <set>
 
 #include <fmt/format.h>
-#include <fmt/ranges.h>
 #include <spdlog/spdlog.h>
 
 #include "cache/bundle.hpp"
@@ -22,25 +21,6 @@ using Clock = std::chrono::steady_clock;
 
 double ms_since(Clock::time_point start) {
   return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
-}
-
-// Why a bundle entry with the spec's key and arch still does not match it.
-std::string mismatch_reason(const Bundle& bundle, const BundleEntry& entry, const EntrySpec& spec) {
-  std::vector<std::string> reasons;
-  if (bundle.format_version() != static_cast<std::uint32_t>(kFormatVersion)) {
-    reasons.push_back(fmt::format("bundle format v{}, this build needs v{}",
-                                  bundle.format_version(), kFormatVersion));
-  }
-  if (entry.template_hash != spec.template_hash) {
-    reasons.push_back(fmt::format("template hash {}, this build has {}", entry.template_hash,
-                                  spec.template_hash));
-  }
-  if (entry.nvrtc_version != spec.nvrtc_version) {
-    reasons.push_back(
-        fmt::format("NVRTC {}, this build uses {}", entry.nvrtc_version, spec.nvrtc_version));
-  }
-  if (reasons.empty()) reasons.push_back("generated source or compile options differ");
-  return fmt::format("{}", fmt::join(reasons, "; "));
 }
 
 JitDisabledError jit_disabled(const EntrySpec& spec, bool capturing, const std::string& root) {
@@ -95,13 +75,13 @@ std::optional<std::vector<std::uint8_t>> CubinStore::Impl::from_bundles(const En
   for (const auto& bundle : snapshot) {
     for (const auto& entry : bundle->entries()) {
       if (entry.key != key || entry.arch != spec.arch) continue;
-      const bool current = bundle->format_version() == static_cast<std::uint32_t>(kFormatVersion);
-      if (current && entry.content_hash == hash) break;  // it matched but is damaged: warned
+      const std::string reason = mismatch_reason(*bundle, entry, spec);
+      if (reason.empty()) break;  // it matched but is damaged: warned
       if (first_time("bundle-mismatch:" + bundle->path())) {
         spdlog::warn(
             "moegemv: bundle {} has {} for {} but not for this build ({}); skipping it (further "
             "mismatches in this bundle are not reported). Rebuild it with `moegemv bundle create`.",
-            bundle->path(), key, spec.arch, mismatch_reason(*bundle, entry, spec));
+            bundle->path(), key, spec.arch, reason);
       }
       break;
     }

@@ -58,6 +58,17 @@ bool template_current(const cache::BundleEntry& entry) {
   return entry.template_hash == jit::templates_hash();
 }
 
+// The entries this build would not load (same test as the runtime), with why.
+std::vector<std::string> unusable_entries(const cache::Bundle& bundle) {
+  std::vector<std::string> lines;
+  for (const auto& e : bundle.entries()) {
+    const std::string why = bundle_entry_unusable(bundle, e);
+    if (!why.empty()) lines.push_back(fmt::format("{} {}: not used by this build: {}", e.key, e.arch, why));
+  }
+  std::sort(lines.begin(), lines.end());
+  return lines;
+}
+
 // Sorted by key, then arch (the file orders them by content hash).
 std::vector<cache::BundleEntry> sorted_entries(const cache::Bundle& bundle) {
   auto entries = bundle.entries();
@@ -72,11 +83,14 @@ void list(const std::string& path, bool json) {
   if (json) {
     nlohmann::ordered_json entries = nlohmann::ordered_json::array();
     for (const auto& e : sorted_entries(bundle)) {
+      const std::string why = bundle_entry_unusable(bundle, e);
       entries.push_back({{"key", e.key},
                          {"arch", e.arch},
                          {"nvrtc", e.nvrtc_version},
                          {"template_hash", e.template_hash},
                          {"template_current", template_current(e)},
+                         {"usable", why.empty()},
+                         {"unusable_reason", why},
                          {"content_hash", e.content_hash},
                          {"size", e.size},
                          {"checksum", fmt::format("{:016x}", e.checksum)}});
@@ -89,13 +103,16 @@ void list(const std::string& path, bool json) {
     return;
   }
   std::vector<std::vector<std::string>> rows = {
-      {"key", "arch", "nvrtc", "template hash", "current", "size", "checksum"}};
+      {"key", "arch", "nvrtc", "template hash", "usable", "size", "checksum"}};
+  std::vector<std::string> reasons;
   for (const auto& e : sorted_entries(bundle)) {
-    rows.push_back({e.key, e.arch, e.nvrtc_version, e.template_hash,
-                    template_current(e) ? "yes" : "no", std::to_string(e.size),
-                    fmt::format("{:016x}", e.checksum)});
+    const std::string why = bundle_entry_unusable(bundle, e);
+    if (!why.empty()) reasons.push_back(fmt::format("{} {}: {}", e.key, e.arch, why));
+    rows.push_back({e.key, e.arch, e.nvrtc_version, e.template_hash, why.empty() ? "yes" : "no",
+                    std::to_string(e.size), fmt::format("{:016x}", e.checksum)});
   }
   print_table(rows);
+  for (const auto& line : reasons) fmt::print("not usable: {}\n", line);
   fmt::print("{}: format v{}, {} entries; this build: template hash {}, NVRTC {}\n", path,
              bundle.format_version(), bundle.entries().size(), jit::templates_hash(),
              jit::nvrtc_version());
@@ -130,13 +147,12 @@ void verify(const std::string& path) {
     report.failures.push_back(fmt::format("format v{}: this build reads only v{}",
                                           bundle.format_version(), cache::kFormatVersion));
   }
-  std::size_t stale = 0;
-  for (const auto& e : bundle.entries()) stale += !template_current(e);
   fmt::print("{}: {} entries, checksums of {} checked\n", path, bundle.entries().size(),
              report.checked);
-  if (stale > 0)
-    fmt::print("note: {} entries were built from other templates; this build will not use them\n",
-               stale);
+  // An entry this build would skip is a failure: a deployment relying on the bundle would
+  // compile (or, with MOEGEMV_DISABLE_JIT=1, fail) at run time.
+  const auto unusable = unusable_entries(bundle);
+  report.failures.insert(report.failures.end(), unusable.begin(), unusable.end());
   if (driver::available()) {
     std::size_t loaded = 0;
     auto failures = load_on_device(bundle, &loaded);

@@ -14,6 +14,7 @@
 #include "runtime/device.hpp"
 #include "runtime/driver.hpp"
 #include "tools/commands.hpp"
+#include "tools/progress.hpp"
 
 namespace moegemv::cli {
 
@@ -25,7 +26,7 @@ nlohmann::ordered_json bundles_info(const Options& options) {
     try {
       const auto bundle = cache::Bundle::open(path);
       std::size_t current = 0;
-      for (const auto& e : bundle.entries()) current += e.template_hash == jit::templates_hash();
+      for (const auto& e : bundle.entries()) current += bundle_entry_unusable(bundle, e).empty();
       out.push_back({{"path", path},
                      {"format_version", bundle.format_version()},
                      {"entries", bundle.entries().size()},
@@ -85,7 +86,7 @@ void print_text(const nlohmann::ordered_json& info) {
       fmt::print("bundle         {}: {}\n", b["path"].get<std::string>(),
                  b["error"].get<std::string>());
     } else {
-      fmt::print("bundle         {}: format v{}, {} entries ({} for these templates)\n",
+      fmt::print("bundle         {}: format v{}, {} entries ({} usable by this build)\n",
                  b["path"].get<std::string>(), b["format_version"].get<int>(),
                  b["entries"].get<std::size_t>(), b["current_entries"].get<std::size_t>());
     }

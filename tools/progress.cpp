@@ -137,6 +137,16 @@ std::vector<cache::EntrySpec> make_specs(const std::vector<Key>& keys,
   return specs;
 }
 
+std::string bundle_entry_unusable(const cache::Bundle& bundle, const cache::BundleEntry& entry) {
+  cache::EntrySpec spec;
+  try {
+    spec = detail::make_spec(Key::parse(entry.key), entry.arch);
+  } catch (const std::exception& e) {
+    return fmt::format("this build cannot make {} for {}: {}", entry.key, entry.arch, e.what());
+  }
+  return cache::mismatch_reason(bundle, entry, spec);
+}
+
 std::vector<Fetched> fetch_all(const std::vector<cache::EntrySpec>& specs, int jobs) {
   cache::CubinStore* opened = nullptr;
   try {

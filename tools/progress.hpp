@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "cache/bundle.hpp"
 #include "cache/store.hpp"
 #include "moegemv/key.hpp"
 
@@ -40,6 +41,10 @@ std::vector<std::string> archs_or_device(const std::string& text);
 /// key that cannot be generated an argument error before any compile starts.
 std::vector<cache::EntrySpec> make_specs(const std::vector<Key>& keys,
                                          const std::vector<std::string>& archs);
+
+/// "" if this build would load `entry` of `bundle` (the runtime's test: the entry's content hash
+/// against this build's spec for its key and arch, MOEGEMV_TUNE included); else why not.
+std::string bundle_entry_unusable(const cache::Bundle& bundle, const cache::BundleEntry& entry);
 
 struct Fetched {
   std::optional<cache::Cubin> cubin;  ///< nullopt when getting it failed

@@ -272,6 +272,8 @@ TEST_CASE("bundle create, list, verify, and serve a cold cache", "[cli]") {
   CHECK(entry["key"] == kSmallKey);
   CHECK(entry["arch"] == "sm_90");
   CHECK(entry["template_current"] == true);
+  CHECK(entry["usable"] == true);
+  CHECK(entry["unusable_reason"] == "");
   CHECK(entry["size"].get<std::uint64_t>() > 0);
   CHECK(entry["checksum"].get<std::string>().size() == 16);
 
@@ -298,6 +300,37 @@ TEST_CASE("bundle create, list, verify, and serve a cold cache", "[cli]") {
   const Result damaged = run_cli({"bundle", "verify", bundle}, dir);
   CHECK(damaged.status != 0);
   CHECK_THAT(damaged.err, Contains(kSmallKey));
+}
+
+TEST_CASE("bundle list, verify and info judge entries as the runtime does", "[cli]") {
+  // Built under another MOEGEMV_TUNE: same templates and NVRTC, other generated source, so the
+  // runtime skips it. list, verify and info must say so, not call it current.
+  TempDir dir;
+  const std::string bundle = dir / "tuned.moegemv";
+  const Result create = run_cli(
+      {"bundle", "create", "-o", bundle, "--key", kSmallKey, "--arch", "sm_90"}, dir,
+      {{"MOEGEMV_TUNE", "gu_warps=8"}});
+  INFO(create.err);
+  REQUIRE(create.status == 0);
+
+  const auto manifest = parse_json(run_cli({"bundle", "list", bundle, "--json"}, dir));
+  REQUIRE(manifest["entries"].size() == 1);
+  CHECK(manifest["entries"][0]["template_current"] == true);
+  CHECK(manifest["entries"][0]["usable"] == false);
+  CHECK_THAT(manifest["entries"][0]["unusable_reason"].get<std::string>(),
+             Contains("generated source or compile options differ"));
+  // ... and usable under the tune it was built with.
+  const auto tuned =
+      parse_json(run_cli({"bundle", "list", bundle, "--json"}, dir, {{"MOEGEMV_TUNE", "gu_warps=8"}}));
+  CHECK(tuned["entries"][0]["usable"] == true);
+
+  const Result verify = run_cli({"bundle", "verify", bundle}, dir);
+  CHECK(verify.status == 1);
+  CHECK_THAT(verify.err, Contains(kSmallKey) && Contains("not used by this build"));
+
+  const Result info = run_cli({"info"}, dir, {{"MOEGEMV_BUNDLE", bundle}});
+  CHECK(info.status == 0);
+  CHECK_THAT(info.out, Contains("1 entries (0 usable by this build)"));
 }
 
 TEST_CASE("cache stats, ls and clear", "[cli]") {
