@@ -32,8 +32,9 @@ bool is_shard_name(const std::string& name) {
 }  // namespace
 
 DiskCache::DiskCache(std::string root) : root_(std::move(root)) {
-  std::string error = "no cache directory configured";
-  writable_ = !root_.empty() && make_dirs(root_, &error) && probe_writable(root_, &error);
+  if (root_.empty()) return;  // none configured (or refused, with its own warning): memory-only
+  std::string error;
+  writable_ = make_dirs(root_, &error) && probe_writable(root_, &error);
   if (!writable_ && first_time("unwritable-root:" + root_)) {
     spdlog::warn(
         "moegemv: cache directory {} is not writable ({}); kernels are compiled in memory only "

@@ -21,7 +21,8 @@ class DiskCache {
   };
 
   /// Creates `root` if needed and checks that it is writable; if not, warns once per process and
-  /// root and works memory-only (reads whatever valid entries exist, never writes).
+  /// root and works memory-only (reads whatever valid entries exist, never writes). An empty
+  /// root: memory-only, nothing read, no warning.
   explicit DiskCache(std::string root);
 
   const std::string& root() const { return root_; }

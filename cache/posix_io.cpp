@@ -9,6 +9,7 @@
 #include <cstring>
 #include <filesystem>
 
+#include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
 #include "moegemv/errors.hpp"
@@ -97,6 +98,31 @@ bool make_dirs(const std::string& path, std::string* error) {
   }
   *error = ec ? ec.message() : "not a directory";
   return false;
+}
+
+bool make_private_dir(const std::string& dir, std::string* error) {
+  if (::mkdir(dir.c_str(), 0700) != 0 && errno != EEXIST) {
+    *error = "cannot create it: " + errno_text(errno);
+    return false;
+  }
+  struct stat st{};
+  if (::lstat(dir.c_str(), &st) != 0) {
+    *error = errno_text(errno);
+    return false;
+  }
+  if (!S_ISDIR(st.st_mode)) {
+    *error = "not a directory (a link or a file)";
+    return false;
+  }
+  if (st.st_uid != ::geteuid()) {
+    *error = "owned by uid " + std::to_string(st.st_uid) + ", not by this user";
+    return false;
+  }
+  if ((st.st_mode & 022) != 0) {
+    *error = "writable by other users (mode " + fmt::format("{:o}", st.st_mode & 0777) + ")";
+    return false;
+  }
+  return true;
 }
 
 bool probe_writable(const std::string& dir, std::string* error) {

@@ -45,6 +45,11 @@ std::optional<std::vector<std::uint8_t>> read_file(const std::string& path, int*
 /// mkdir -p; on failure returns false and describes why in `*error`.
 bool make_dirs(const std::string& path, std::string* error);
 
+/// Creates `dir` (one level, mode 0700) if missing, then checks that it is a directory (not a
+/// link) owned by this process's effective user that nobody else can write to; false with why in
+/// `*error` otherwise. For a predictable path under /tmp, which anyone may have created first.
+bool make_private_dir(const std::string& dir, std::string* error);
+
 /// Whether a file can be created in `dir` (creates and removes a probe file). Sets `*error`.
 bool probe_writable(const std::string& dir, std::string* error);
 

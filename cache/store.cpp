@@ -35,14 +35,28 @@ JitDisabledError jit_disabled(const EntrySpec& spec, bool capturing, const std::
   return JitDisabledError(key, spec.arch, std::move(reason), std::move(fix));
 }
 
+// The disk cache's root for `options`, or "" (memory-only, warned) for the /tmp fallback when it
+// is not this user's alone: another user could have created it and placed kernels in it.
+std::string disk_root(const Options& options) {
+  if (options.cache_dir.empty()) return "";
+  std::string error;
+  if (options.cache_dir_private && !make_private_dir(options.cache_dir, &error)) {
+    if (first_time("unsafe-root:" + options.cache_dir)) {
+      spdlog::warn(
+          "moegemv: not using the cache directory {} ({}); it is the fallback under /tmp taken when "
+          "MOEGEMV_CACHE_DIR, XDG_CACHE_HOME and HOME are all unset. Kernels are compiled in "
+          "memory only; set MOEGEMV_CACHE_DIR to a directory of your own.",
+          options.cache_dir, error);
+    }
+    return "";
+  }
+  return options.cache_dir + "/v" + std::to_string(kFormatVersion);
+}
+
 }  // namespace
 
 struct CubinStore::Impl {
-  explicit Impl(const Options& options_in)
-      : options(options_in),
-        disk(options_in.cache_dir.empty()
-                 ? std::string()
-                 : options_in.cache_dir + "/v" + std::to_string(kFormatVersion)) {}
+  explicit Impl(const Options& options_in) : options(options_in), disk(disk_root(options_in)) {}
 
   std::optional<std::vector<std::uint8_t>> from_bundles(const EntrySpec& spec,
                                                         const std::string& hash);
