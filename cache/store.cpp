@@ -25,8 +25,9 @@ double ms_since(Clock::time_point start) {
 
 JitDisabledError jit_disabled(const EntrySpec& spec, bool capturing, const std::string& root) {
   const std::string key = spec.key.str();
-  std::string reason =
-      capturing ? "the stream is being captured into a CUDA graph" : "MOEGEMV_DISABLE_JIT=1";
+  std::string reason = fmt::format(
+      "in no bundle or cache, and compiling is not allowed: {}",
+      capturing ? "the stream is being captured into a CUDA graph" : "MOEGEMV_DISABLE_JIT=1");
   std::string fix = fmt::format(
       "{}run `moegemv prewarm --key {} --arch {}` (cache: {}), or build a bundle with "
       "`moegemv bundle create -o FILE --key {} --arch {}` and set MOEGEMV_BUNDLE=FILE",

@@ -2,7 +2,10 @@
 
 #include <spdlog/spdlog.h>
 
+#include <fmt/format.h>
+
 #include <algorithm>
+#include <chrono>
 #include <future>
 #include <map>
 #include <mutex>
@@ -52,11 +55,41 @@ void load_group(LoadedKernel& kernel, const Key& key, const KernelConfig& config
   kernel.group_ctas = ctas;
 }
 
-KernelPtr load(const Key& key, const std::string& arch, bool capturing) {
+// Errors by which the driver rejects a cubin itself (damaged, or built for another GPU or
+// toolkit): only these make a stored copy worth discarding. Out of memory, a capture in
+// progress or a lost context say nothing about the file.
+bool rejects_image(const CudaError& e) {
+  switch (e.code) {
+    case CUDA_ERROR_INVALID_IMAGE:
+    case CUDA_ERROR_NO_BINARY_FOR_GPU:
+    case CUDA_ERROR_INVALID_PTX:
+    case CUDA_ERROR_UNSUPPORTED_PTX_VERSION:
+    case CUDA_ERROR_INVALID_SOURCE:
+    case CUDA_ERROR_NOT_FOUND:  // a kernel the key needs is missing from the module
+      return true;
+    default:
+      return false;
+  }
+}
+
+// A kernel not yet loaded in this process, wanted while `stream` is being captured: loading a
+// module is not allowed then (and compiling would stall the capture), so the caller hears at
+// once what to do before capturing; no driver call, no cache entry touched.
+JitDisabledError not_loaded_during_capture(const Key& key, const std::string& arch) {
+  const std::string k = key.str();
+  return JitDisabledError(
+      k, arch,
+      "the stream is being captured into a CUDA graph and this kernel is not loaded in this "
+      "process yet (a module cannot be loaded during capture)",
+      fmt::format("before capturing, call moegemv::prepare for {} (C: moegemv_prepare(\"{}\")) or "
+                  "run the op once; `moegemv prewarm --key {} --arch {}` makes that load a cache hit",
+                  k, k, k, arch));
+}
+
+KernelPtr load(const Key& key, const std::string& arch) {
   const cache::EntrySpec spec = make_spec(key, arch);
   for (int attempt = 0;; ++attempt) {
-    cache::Cubin cubin = store().get(
-        spec, [&] { return compile_spec(spec); }, !capturing);
+    cache::Cubin cubin = store().get(spec, [&] { return compile_spec(spec); });
     try {
       auto kernel = std::make_shared<LoadedKernel>(
           LoadedKernel{driver::Module(cubin.bytes), nullptr, nullptr, jit::block_warps(key),
@@ -87,7 +120,7 @@ KernelPtr load(const Key& key, const std::string& arch, bool capturing) {
       return kernel;
     } catch (const CudaError& e) {
       // A stored cubin the driver rejects is a miss: drop it and rebuild once.
-      if (attempt > 0 || cubin.origin == cache::Origin::kCompiled) throw;
+      if (attempt > 0 || cubin.origin == cache::Origin::kCompiled || !rejects_image(e)) throw;
       store().discard(spec, e.what());
     }
   }
@@ -144,17 +177,20 @@ KernelPtr kernel_for(const Key& key, bool capturing) {
     auto it = r.entries.find({key, context});
     if (it != r.entries.end()) {
       future = it->second;
-    } else {
+    } else if (!capturing) {  // a capturing caller never starts a load ...
       owner.emplace();
       future = owner->get_future().share();
       r.entries.emplace(std::pair{key, context}, future);
     }
   }
+  // ... nor waits for another thread's (SPEC 7: an error, never a stall).
+  if (capturing && (!future.valid() || future.wait_for(std::chrono::seconds(0)) != std::future_status::ready))
+    throw not_loaded_during_capture(key, current_arch());
   if (owner) {
     try {
-      owner->set_value(load(key, current_arch(), capturing));
+      owner->set_value(load(key, current_arch()));
     } catch (...) {
-      // Failures are not remembered: a compile refused during capture must work afterwards.
+      // Failures are not remembered: a later call may succeed (a cache fixed, memory freed).
       {
         std::lock_guard<std::mutex> lock(r.mutex);
         r.entries.erase({key, context});

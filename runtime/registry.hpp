@@ -46,8 +46,8 @@ cache::EntrySpec make_spec(const Key& key, const std::string& arch);
 std::vector<std::uint8_t> compile_spec(const cache::EntrySpec& spec);
 
 /// The kernel for key in the calling thread's current context. When `capturing` is true and the
-/// kernel is not already loaded, a compile is refused with JitDisabledError (bundle and disk hits
-/// still load).
+/// kernel is not already loaded in this process (or another thread is still loading it), a
+/// JitDisabledError at once: no module load, no compile, no wait, no cache entry touched.
 std::shared_ptr<const LoadedKernel> kernel_for(const Key& key, bool capturing);
 
 /// The arch of the current context's device ("sm_90"); throws if no context is current.

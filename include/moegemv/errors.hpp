@@ -54,13 +54,13 @@ class CacheError : public Error {
   const std::string path;
 };
 
-/// A kernel is needed but compiling it now is not allowed (MOEGEMV_DISABLE_JIT=1, or the stream
-/// is being captured into a CUDA graph). Names the key and the command that fixes it.
+/// A kernel is needed but getting it now is not allowed: compiling under MOEGEMV_DISABLE_JIT=1,
+/// or loading (or compiling) while the stream is being captured into a CUDA graph. Names the key
+/// and what fixes it.
 class JitDisabledError : public Error {
  public:
   JitDisabledError(std::string key_, std::string arch_, std::string reason_, std::string fix_)
-      : Error("kernel " + key_ + " for " + arch_ + " is not compiled and " + reason_ +
-              "; fix: " + fix_),
+      : Error("kernel " + key_ + " for " + arch_ + ": " + reason_ + "; fix: " + fix_),
         key(std::move(key_)), arch(std::move(arch_)), reason(std::move(reason_)),
         fix(std::move(fix_)) {}
   const std::string key, arch, reason, fix;

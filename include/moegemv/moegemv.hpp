@@ -4,7 +4,8 @@
 /// Two operations per decode step (SPEC.md sections 4-5): gate_up and down_combine. Tensors are
 /// passed as typed views of device memory; every argument is validated before anything launches.
 /// Launches allocate nothing, never synchronize and are legal inside CUDA-graph capture once the
-/// kernel is loaded (prepare() loads it ahead of time).
+/// kernel is loaded in the process (prepare() loads it ahead of time). During capture, a kernel
+/// not yet loaded is a JitDisabledError at once, even if a cache or bundle holds it.
 #include <cuda.h>
 
 #include <array>

@@ -143,7 +143,7 @@ TEST_CASE("strict mode: a miss names the key and the prewarm command", "[cache]"
   } catch (const JitDisabledError& e) {
     CHECK(e.key == spec.key.str());
     CHECK(e.arch == "sm_90");
-    CHECK(e.reason == "MOEGEMV_DISABLE_JIT=1");
+    CHECK(e.reason == "in no bundle or cache, and compiling is not allowed: MOEGEMV_DISABLE_JIT=1");
     CHECK_THAT(e.fix, Catch::Contains(prewarm));
     CHECK_THAT(e.fix, Catch::Contains("moegemv bundle create -o FILE --key " + spec.key.str() +
                                       " --arch sm_90"));
@@ -158,7 +158,8 @@ TEST_CASE("strict mode: a miss names the key and the prewarm command", "[cache]"
       lenient.get(spec, compiler.fn(spec), /*allow_compile=*/false);
       FAIL("no JitDisabledError");
     } catch (const JitDisabledError& e) {
-      CHECK(e.reason == "the stream is being captured into a CUDA graph");
+      CHECK(e.reason ==
+            "in no bundle or cache, and compiling is not allowed: the stream is being captured into a CUDA graph");
       CHECK_THAT(e.fix, Catch::Contains(prewarm));
     }
     CHECK(compiler.calls == 0);

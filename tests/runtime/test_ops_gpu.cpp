@@ -5,8 +5,10 @@
 #include <memory>
 
 #include "gpu_guard.hpp"
+#include "moegemv/moegemv.hpp"
 #include "runtime/device.hpp"
 #include "runtime/memory.hpp"
+#include "runtime/registry.hpp"
 #include "tools/harness/check.hpp"
 #include "tools/harness/shard_check.hpp"
 
@@ -93,6 +95,31 @@ TEST_CASE("a compile during graph capture is refused with the key named", "[gpu]
   auto r = harness::check_capture_refuses_compile(gpu().stream.get());
   INFO(r.summary);
   CHECK(r.pass);
+}
+
+TEST_CASE("capture with a cached kernel not yet loaded: refused at once, cache entry kept", "[gpu]") {
+  // Session 15's review: loading a module during capture fails (CUDA_ERROR_STREAM_CAPTURE_*),
+  // and the registry took any load failure for a bad cubin and deleted the cache entry.
+  MOEGEMV_REQUIRE_GPU();
+  gpu().context.make_current();
+  const Key key{Kind::kGateUp, 64 * static_cast<int>(1 + harness::fresh_seed() % 200), 128, 0, 5};
+  const std::string arch = detail::current_arch();
+  const cache::EntrySpec spec = detail::make_spec(key, arch);
+  // Into the disk cache (or a bundle), not into this process.
+  REQUIRE(detail::store().get(spec, [&] { return detail::compile_spec(spec); }).bytes.size() > 0);
+  bool refused = false;
+  try {
+    driver::capture(gpu().stream.get(), [&] { detail::kernel_for(key, true); });
+  } catch (const JitDisabledError& e) {
+    refused = e.key == key.str() && std::string(e.what()).find("prepare") != std::string::npos;
+    INFO(e.what());
+  }
+  CHECK(refused);
+  // The entry is still there (a hit, nothing compiled) and loads outside capture; then capture works.
+  CHECK(detail::store().get(spec, [&]() -> std::vector<std::uint8_t> { throw std::runtime_error("compiled"); },
+                            /*allow_compile=*/false).origin != cache::Origin::kCompiled);
+  prepare(key);
+  CHECK_NOTHROW(driver::capture(gpu().stream.get(), [&] { detail::kernel_for(key, true); }));
 }
 
 TEST_CASE("TP and EP shards run in turn on one GPU sum to the unsharded block", "[gpu]") {
