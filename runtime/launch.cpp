@@ -1,9 +1,27 @@
 #include "runtime/launch.hpp"
 
 #include "moegemv/errors.hpp"
+#include "runtime/device.hpp"
 #include "runtime/driver.hpp"
 
 namespace moegemv::driver {
+
+namespace {
+// After a failed launch only (no cost on the normal path): a stream of another context than the
+// current one, where the kernel was loaded, fails with an invalid-handle or invalid-context
+// error that does not say which argument is wrong; this one does.
+void explain_stream(CUstream stream, CUresult result) {
+  CUcontext owner = nullptr;
+  if (stream == nullptr || api().cuStreamGetCtx(stream, &owner) != CUDA_SUCCESS) return;
+  if (owner != nullptr && owner != current_context()) {
+    throw ArgumentError("stream",
+                        "a stream of the calling thread's current CUDA context (where the kernel "
+                        "is loaded)",
+                        "a stream of another context (the launch failed with " + error_name(result) +
+                            "); make the stream's context current, e.g. cudaSetDevice");
+  }
+}
+}  // namespace
 
 void launch(CUfunction f, const LaunchConfig& config, CUstream stream, void* param_struct) {
   if (param_struct == nullptr) {
@@ -27,7 +45,9 @@ void launch(CUfunction f, const LaunchConfig& config, CUstream stream, void* par
   launch_config.numAttrs = config.pdl ? 1 : 0;
 
   void* params[] = {param_struct};
-  MOEGEMV_CU(api().cuLaunchKernelEx(&launch_config, f, params, nullptr));
+  const CUresult result = api().cuLaunchKernelEx(&launch_config, f, params, nullptr);
+  if (result != CUDA_SUCCESS) [[unlikely]] explain_stream(stream, result);
+  check(result, "cuLaunchKernelEx at launch.cpp");
 }
 
 bool stream_is_capturing(CUstream stream) {
