@@ -11,7 +11,10 @@ std::int64_t roundup(std::int64_t a, std::int64_t b) { return (a + b - 1) / b * 
 // Checks one tensor against an expected dtype set, shape and alignment.
 class Expect {
  public:
-  Expect(const Tensor& t, const char* name) : t_(t), name_(name) {}
+  Expect(const Tensor& t, const char* name) : t_(t), name_(name) {
+    for (int d = 0; d < t_.rank; ++d)
+      if (t_.shape[d] < 0) fail("non-negative dimensions");
+  }
 
   Expect& dtype(DType want) {
     if (t_.dtype != want) fail(dtype_name(want));
@@ -57,17 +60,31 @@ T* ptr(const Tensor& t) {
 
 bool empty(const Tensor& t) { return t.rank == 0 ? t.ptr == 0 : t.numel() == 0; }
 
+// The tensor (and the dimension of it) each of a key's sizes is read from, for errors.
+struct KeySources {
+  const char *h, *i, *si, *k;
+};
+
+// The key's sizes checked one by one, each error naming the tensor the size came from.
 Key make_key(Kind kind, std::int64_t h, std::int64_t i, std::int64_t si, std::int64_t k,
-             const char* from) {
+             const KeySources& from) {
   constexpr std::int64_t kMax = 1 << 20;
-  if (h > kMax || i > kMax || si > kMax || k > kMax)
-    throw ArgumentError(from, "dimensions below 2^20",
-                        fmt::format("H={} I={} SI={} K={}", h, i, si, k));
+  auto check = [](std::int64_t v, bool ok, const char* name, const char* expected) {
+    if (!ok) throw ArgumentError(name, expected, std::to_string(v));
+  };
+  check(h, h > 0 && h % 64 == 0 && h <= kMax, from.h, "H a positive multiple of 64, at most 2^20");
+  check(i, i > 0 && i % 64 == 0 && i <= kMax, from.i, "I a positive multiple of 64, at most 2^20");
+  check(si, si >= 0 && si % 64 == 0 && si <= kMax, from.si,
+        "SI 0 (no shared expert) or a positive multiple of 64, at most 2^20");
+  check(k, k >= 1 && k <= 32, from.k, "K with 1 <= K <= 32");
   Key key{kind, static_cast<int>(h), static_cast<int>(i), static_cast<int>(si),
           static_cast<int>(k)};
   key.validate();
   return key;
 }
+
+// M (tokens) and E (experts) are ints in the kernels' parameters and grid arithmetic.
+constexpr std::int64_t kMaxTokens = 1 << 16, kMaxExperts = 1 << 20;
 
 }  // namespace
 
@@ -81,10 +98,15 @@ GateUpLaunch validate(const GateUpArgs& a) {
   Expect(a.w1, "w1").dtype(DType::kU8).rank(3, "u8 [E, 2I, H/2]");
   const std::int64_t m = a.x.dim(0), h = a.x.dim(1), k = a.ids.dim(1), e = a.w1.dim(0);
   const std::int64_t i = a.w1.dim(1) / 2;
+  if (!empty(a.wsh)) Expect(a.wsh, "wsh").dtype(DType::kU8).rank(2, "u8 [2SI, H/2], or an empty view (no shared expert)");
   const std::int64_t si = empty(a.wsh) ? 0 : a.wsh.dim(0) / 2;
-  if (m < 1) throw ArgumentError("x", "bf16 [M, H] with M >= 1", a.x.describe());
-  if (e < 1) throw ArgumentError("w1", "u8 [E, 2I, H/2] with E >= 1", a.w1.describe());
-  Key key = make_key(Kind::kGateUp, h, i, si, k, "w1/wsh");
+  if (m < 1 || m > kMaxTokens) throw ArgumentError("x", "bf16 [M, H] with 1 <= M <= 65536", a.x.describe());
+  if (e < 1 || e > kMaxExperts) throw ArgumentError("w1", "u8 [E, 2I, H/2] with 1 <= E <= 2^20", a.w1.describe());
+  if (!empty(a.wsh) && si == 0)
+    throw ArgumentError("wsh", "u8 [2SI, H/2] with SI >= 64, or an empty view (no shared expert)", a.wsh.describe());
+  Key key = make_key(Kind::kGateUp, h, i, si, k,
+                     {"x (H = x.shape[1])", "w1 (I = w1.shape[1] / 2)", "wsh (SI = wsh.shape[0] / 2)",
+                      "ids (K = ids.shape[1])"});
   Expect(a.ids, "ids").shape({m, k}, "[M, K] with M = x.shape[0]").aligned(4);
   Expect(a.w1, "w1").shape({e, 2 * i, h / 2}, "[E, 2I, H/2] with H = x.shape[1]").aligned(16);
   Expect(a.w1_sf, "w1_sf")
@@ -129,10 +151,13 @@ DownLaunch validate(const DownCombineArgs& a) {
   Expect(a.out, "out").dtype(DType::kBF16).rank(2, "bf16 [M, H]");
   const std::int64_t m = a.ids.dim(0), k = a.ids.dim(1), e = a.w2.dim(0), h = a.w2.dim(1);
   const std::int64_t i = a.w2.dim(2) * 2;
+  if (!empty(a.wsd)) Expect(a.wsd, "wsd").dtype(DType::kU8).rank(2, "u8 [H, SI/2], or an empty view (no shared expert)");
   const std::int64_t si = empty(a.wsd) ? 0 : a.wsd.dim(1) * 2;
-  if (m < 1) throw ArgumentError("ids", "i32 [M, K] with M >= 1", a.ids.describe());
-  if (e < 1) throw ArgumentError("w2", "u8 [E, H, I/2] with E >= 1", a.w2.describe());
-  Key key = make_key(Kind::kDownCombine, h, i, si, k, "w2/wsd");
+  if (m < 1 || m > kMaxTokens) throw ArgumentError("ids", "i32 [M, K] with 1 <= M <= 65536", a.ids.describe());
+  if (e < 1 || e > kMaxExperts) throw ArgumentError("w2", "u8 [E, H, I/2] with 1 <= E <= 2^20", a.w2.describe());
+  Key key = make_key(Kind::kDownCombine, h, i, si, k,
+                     {"w2 (H = w2.shape[1])", "w2 (I = 2 * w2.shape[2])", "wsd (SI = 2 * wsd.shape[1])",
+                      "ids (K = ids.shape[1])"});
   Expect(a.ids, "ids").aligned(4);
   Expect(a.act, "act")
       .dtype(DType::kBF16)

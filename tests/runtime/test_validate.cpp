@@ -100,7 +100,19 @@ TEST_CASE("gate_up validation names the bad argument", "[key][api]") {
   CHECK_THAT(error_of(a), Catch::StartsWith("sact |"));
   a = good_gate_up();
   a.w1 = Tensor(addr(3), DType::kU8, {8, 200, 128});  // I = 100
-  CHECK_THAT(error_of(a), Catch::Contains("I of key"));
+  CHECK_THAT(error_of(a), Catch::StartsWith("w1 (I = w1.shape[1] / 2) |"));
+  a = good_gate_up();
+  a.x = Tensor(addr(1), DType::kBF16, {3, 100});  // H = 100
+  CHECK_THAT(error_of(a), Catch::StartsWith("x (H = x.shape[1]) |"));
+  a = good_gate_up();
+  a.wsh = Tensor(addr(6), DType::kU8, {1, 128});  // 2SI = 1 row: not "no shared expert"
+  CHECK_THAT(error_of(a), Catch::StartsWith("wsh |") && Catch::Contains("empty view"));
+  a = good_gate_up();
+  a.wsh = Tensor(addr(6), DType::kU8, {128 * 128});  // flattened
+  CHECK_THAT(error_of(a), Catch::StartsWith("wsh |") && Catch::Contains("[2SI, H/2]"));
+  a = good_gate_up();
+  a.w1_sf = Tensor(addr(4), DType::kU8, {-1, -8});  // a positive element count from negative dims
+  CHECK_THAT(error_of(a), Catch::StartsWith("w1_sf |") && Catch::Contains("non-negative"));
   a = good_gate_up();
   a.wsh = Tensor();
   CHECK_THAT(error_of(a), Catch::StartsWith("ssh |") && Catch::Contains("SI = 0"));
@@ -121,7 +133,10 @@ TEST_CASE("down_combine validation names the bad argument", "[key][api]") {
   CHECK_THAT(error_of(a), Catch::StartsWith("ssd |"));
   a = good_down();
   a.ids = Tensor(addr(2), DType::kI32, {3, 40});
-  CHECK_THAT(error_of(a), Catch::Contains("K of key"));
+  CHECK_THAT(error_of(a), Catch::StartsWith("ids (K = ids.shape[1]) |"));
+  a = good_down();
+  a.wsd = Tensor(addr(7), DType::kU8, {128 * 32});  // flattened: was read as "no shared expert"
+  CHECK_THAT(error_of(a), Catch::StartsWith("wsd |") && Catch::Contains("[H, SI/2]"));
 }
 
 TEST_CASE("the C ABI returns status codes and the last error", "[key][api]") {
