@@ -43,8 +43,12 @@ typedef struct {
   moegemv_tensor act, ids, tw, w2, w2_sf, alpha2, sact, wsd, ssd, gssd, out;
 } moegemv_down_combine_args;
 
-/* stream: a CUstream (NULL = legacy default stream); pdl: nonzero for programmatic dependent
- * launch. */
+/* stream: a CUstream of the current context (NULL = legacy default stream); pdl: nonzero for
+ * programmatic dependent launch. With pdl, down_combine reads ids and tw (and gate_up the shared
+ * expert's weights) BEFORE waiting on the previous kernel in the stream: ids/tw must have been
+ * written before that kernel started (true when down_combine follows gate_up, which waits on the
+ * router). During CUDA-graph capture a kernel must already be loaded (moegemv_prepare or one call
+ * before capturing), else MOEGEMV_ERROR_JIT_DISABLED. */
 moegemv_status moegemv_gate_up(const moegemv_gate_up_args* args, void* stream, int pdl);
 moegemv_status moegemv_down_combine(const moegemv_down_combine_args* args, void* stream, int pdl);
 
