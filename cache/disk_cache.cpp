@@ -4,7 +4,9 @@
 
 #include <cctype>
 #include <cerrno>
+#include <algorithm>
 #include <filesystem>
+#include <thread>
 
 #include <spdlog/spdlog.h>
 
@@ -79,19 +81,45 @@ DiskCache::ReadResult DiskCache::read(const EntrySpec& spec,
   return result;
 }
 
-std::optional<FileLock> DiskCache::lock(const EntrySpec& spec,
-                                        const std::string& content_hash) const {
+std::optional<FileLock> DiskCache::lock(const EntrySpec& spec, const std::string& content_hash,
+                                        std::chrono::milliseconds warn_after,
+                                        std::chrono::milliseconds give_up_after) const {
+  using Clock = std::chrono::steady_clock;
   std::string error;
   bool busy = false;
   std::string path = lock_path(content_hash);
   if (make_dirs(shard_dir(content_hash), &error)) {
-    auto lock = FileLock::acquire(path, /*wait=*/false, &busy, &error);
-    if (lock) return lock;
-    if (busy) {
-      spdlog::info("moegemv: waiting for another process compiling {} for {} (lock {})",
-                   spec.key.str(), spec.arch, path);
-      lock = FileLock::acquire(path, /*wait=*/true, &busy, &error);
-      if (lock) return lock;
+    // Polled, not a blocking flock: a holder that is stopped or hung must not block every
+    // process that needs the kernel for ever.
+    const auto start = Clock::now();
+    bool announced = false, warned = false;
+    for (auto nap = std::chrono::milliseconds(5);; nap = std::min(2 * nap, std::chrono::milliseconds(200))) {
+      auto lock = FileLock::acquire(path, /*wait=*/false, &busy, &error);
+      if (lock) {
+        lock->note_holder();
+        return lock;
+      }
+      if (!busy) break;
+      const auto waited = Clock::now() - start;
+      if (!announced) {
+        announced = true;
+        spdlog::info("moegemv: waiting for another process compiling {} for {} (lock {}, {})",
+                     spec.key.str(), spec.arch, path, FileLock::holder(path));
+      }
+      const double seconds = std::chrono::duration<double>(waited).count();
+      if (waited >= give_up_after) {
+        spdlog::warn("moegemv: gave up after {:.0f} s waiting for lock {} ({}); compiling {} for {} here",
+                     seconds, path, FileLock::holder(path), spec.key.str(), spec.arch);
+        return std::nullopt;
+      }
+      if (waited >= warn_after && !warned) {
+        spdlog::warn("moegemv: still waiting after {:.0f} s for lock {} ({}), held while compiling {} for {}; "
+                     "compiling here after {:.0f} s if it is not released",
+                     seconds, path, FileLock::holder(path), spec.key.str(), spec.arch,
+                     std::chrono::duration<double>(give_up_after).count());
+        warned = true;
+      }
+      std::this_thread::sleep_for(nap);
     }
   }
   if (first_time("lock-failed:" + root_)) {

@@ -1,6 +1,7 @@
 #pragma once
 // The on-disk cubin cache: one file per entry, <root>/<hash[0:2]>/<hash>.cubin, published
 // atomically; a per-entry <hash>.lock serializes compiles across processes. Readers never lock.
+#include <chrono>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -33,9 +34,14 @@ class DiskCache {
   /// Reads and fully validates the entry for `spec`. Never throws for a bad file.
   ReadResult read(const EntrySpec& spec, const std::string& content_hash) const;
 
-  /// Takes the entry's compile lock, logging at INFO if another process holds it and we wait.
-  /// nullopt (after a warning) when the lock cannot be taken at all: the caller compiles anyway.
-  std::optional<FileLock> lock(const EntrySpec& spec, const std::string& content_hash) const;
+  /// Takes the entry's compile lock, logging at INFO if another process holds it and we wait. A
+  /// holder that keeps it past `warn_after` (stopped, hung) is warned about, naming the lock file
+  /// and its pid; past `give_up_after` the wait ends. nullopt (after a warning) when the lock
+  /// cannot be taken: the caller compiles anyway (publication is atomic; a second compile is
+  /// only wasted work).
+  std::optional<FileLock> lock(const EntrySpec& spec, const std::string& content_hash,
+                               std::chrono::milliseconds warn_after = std::chrono::seconds(10),
+                               std::chrono::milliseconds give_up_after = std::chrono::seconds(120)) const;
 
   /// Publishes an entry atomically; false if it could not be saved (warned about once per root,
   /// the rest at debug level).

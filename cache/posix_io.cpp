@@ -160,6 +160,20 @@ void write_file_atomic(const std::string& path, std::span<const std::uint8_t> by
   fsync_dir(parent_dir(path));
 }
 
+void FileLock::note_holder() const {
+  const std::string text = "pid " + std::to_string(::getpid()) + "\n";
+  if (::ftruncate(fd_.get(), 0) == 0) (void)!::pwrite(fd_.get(), text.data(), text.size(), 0);
+}
+
+std::string FileLock::holder(const std::string& path) {
+  int err = 0;
+  auto bytes = read_file(path, &err);
+  if (!bytes || bytes->empty() || bytes->size() > 64) return "unknown";
+  std::string text(bytes->begin(), bytes->end());
+  while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.pop_back();
+  return text.rfind("pid ", 0) == 0 ? text : "unknown";
+}
+
 std::optional<FileLock> FileLock::acquire(const std::string& path, bool wait, bool* busy,
                                           std::string* error) {
   *busy = false;

@@ -66,6 +66,10 @@ class FileLock {
   /// `*busy = true` when another holder has it. Other failures: nullopt with `*error` set.
   static std::optional<FileLock> acquire(const std::string& path, bool wait, bool* busy,
                                          std::string* error);
+  /// Records this process as the holder (its pid, in the lock file) for those who wait.
+  void note_holder() const;
+  /// Who holds the lock at `path` as the file says ("pid 1234"), or "unknown".
+  static std::string holder(const std::string& path);
   FileLock(FileLock&&) noexcept = default;
   FileLock& operator=(FileLock&&) noexcept = default;
   ~FileLock() = default;  // closing the descriptor drops the lock

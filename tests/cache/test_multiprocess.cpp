@@ -135,3 +135,33 @@ TEST_CASE("a process killed while holding the entry lock blocks nobody", "[cache
   CountingCompiler compiler;
   CHECK(store.get(spec, compiler.fn(spec)).origin == Origin::kDisk);
 }
+
+TEST_CASE("a lock holder that never lets go is waited for only so long, and named", "[cache]") {
+  // A stopped or hung holder (SIGSTOP, a debugger, a frozen cgroup) keeps its flock: the waiter
+  // warns naming the lock file and the holder's pid, then gives up and compiles itself.
+  LogCapture logs;
+  TempDir dir;
+  const EntrySpec spec = make_spec();
+  const std::string hash = spec.content_hash();
+  DiskCache cache(dir / "v1");
+  bool busy = false;
+  std::string error;
+  REQUIRE(make_dirs(dir / ("v1/" + hash.substr(0, 2)), &error));
+  auto held = FileLock::acquire(cache.lock_path(hash), /*wait=*/false, &busy, &error);
+  REQUIRE(held);
+  held->note_holder();
+  CHECK(FileLock::holder(cache.lock_path(hash)) == "pid " + std::to_string(::getpid()));
+  const auto start = std::chrono::steady_clock::now();
+  auto lock = cache.lock(spec, hash, std::chrono::milliseconds(50), std::chrono::milliseconds(300));
+  const auto waited = std::chrono::steady_clock::now() - start;
+  CHECK_FALSE(lock);
+  CHECK(waited >= std::chrono::milliseconds(300));
+  CHECK(waited < std::chrono::seconds(5));
+  INFO(logs.dump());
+  CHECK(logs.warnings("still waiting") == 1);
+  CHECK(logs.warnings("gave up") == 1);
+  CHECK(logs.warnings("pid " + std::to_string(::getpid())) == 2);
+  held.reset();  // released: the next one takes it at once and records itself
+  auto next = cache.lock(spec, hash, std::chrono::milliseconds(50), std::chrono::milliseconds(300));
+  CHECK(next);
+}
