@@ -1,5 +1,6 @@
 #include "cache/disk_cache.hpp"
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cctype>
@@ -30,6 +31,16 @@ bool is_shard_name(const std::string& name) {
   return name.size() == 2 && std::isxdigit(static_cast<unsigned char>(name[0])) &&
          std::isxdigit(static_cast<unsigned char>(name[1]));
 }
+
+// Whether `path` was last modified more than `age` ago (false if it cannot be read). Lock and
+// temp files younger than that may belong to a process in the middle of using them.
+bool older_than(const std::string& path, std::chrono::seconds age) {
+  struct stat st{};
+  if (::stat(path.c_str(), &st) != 0) return false;
+  return std::chrono::system_clock::now() - std::chrono::system_clock::from_time_t(st.st_mtime) > age;
+}
+
+constexpr std::chrono::seconds kStaleAge = std::chrono::hours(1);
 
 }  // namespace
 
@@ -196,18 +207,19 @@ std::size_t DiskCache::clear() const {
       if (ends_with(path, ".cubin")) {
         if (::unlink(path.c_str()) == 0) ++removed;
       } else if (ends_with(path, ".lock")) {
-        // Only idle locks go; removing a held one could let two processes compile the same
-        // entry, which is harmless (publication is atomic) but wasteful.
+        // Only idle locks untouched for an hour go: a process may have opened a younger one and
+        // not locked it yet, and unlinking it then could let two processes compile the entry.
         bool busy = false;
         std::string error;
-        if (auto lock = FileLock::acquire(path, /*wait=*/false, &busy, &error)) {
-          ::unlink(path.c_str());
+        if (older_than(path, kStaleAge)) {
+          if (auto lock = FileLock::acquire(path, /*wait=*/false, &busy, &error)) ::unlink(path.c_str());
         }
-      } else if (path.find(".cubin.tmp.") != std::string::npos) {
-        ::unlink(path.c_str());  // left behind by a process killed mid-publish
+      } else if (path.find(".cubin.tmp.") != std::string::npos && older_than(path, kStaleAge)) {
+        ::unlink(path.c_str());  // left behind by a process killed mid-publish (a younger one
+                                 // may be a publish in progress)
       }
     }
-    fs::remove(shard.path(), ec);  // fails harmlessly while not empty
+    // Shard directories stay: a process may be about to create its temp or lock file in one.
   }
   return removed;
 }

@@ -1,4 +1,5 @@
 // Disk cache in one process: hit/miss, logging, corrupt entries, unwritable roots, housekeeping.
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -207,4 +208,28 @@ TEST_CASE("a failing compile publishes nothing and releases the lock", "[cache]"
   CHECK(store.list().empty());
   CountingCompiler compiler;
   CHECK(store.get(spec, compiler.fn(spec)).origin == Origin::kCompiled);
+}
+
+TEST_CASE("clear leaves what a live process may be using: young temp and lock files", "[cache]") {
+  TempDir dir;
+  const EntrySpec spec = make_spec();
+  CountingCompiler compiler;
+  CubinStore store(options_for(dir.path()));
+  REQUIRE(store.get(spec, compiler.fn(spec)).saved);
+  const DiskCache disk(store.root());
+  const std::string hash = spec.content_hash();
+  const std::string shard = store.root() + "/" + hash.substr(0, 2);
+  const std::string young_tmp = disk.entry_path(hash) + ".tmp.young", old_tmp = disk.entry_path(hash) + ".tmp.old";
+  const std::string old_lock = shard + "/" + std::string(32, 'a') + ".lock";
+  for (const auto& path : {young_tmp, old_tmp, old_lock}) write_bytes(path, {1});
+  write_bytes(disk.lock_path(hash), {1});  // a young lock
+  const timespec two_hours_ago[2] = {{::time(nullptr) - 7200, 0}, {::time(nullptr) - 7200, 0}};
+  for (const auto& path : {old_tmp, old_lock}) REQUIRE(::utimensat(AT_FDCWD, path.c_str(), two_hours_ago, 0) == 0);
+  CHECK(store.clear() == 1);
+  CHECK(store.list().empty());
+  CHECK(::access(young_tmp.c_str(), F_OK) == 0);  // maybe a publish in progress
+  CHECK(::access(disk.lock_path(hash).c_str(), F_OK) == 0);
+  CHECK(::access(old_tmp.c_str(), F_OK) != 0);    // left by a killed process
+  CHECK(::access(old_lock.c_str(), F_OK) != 0);
+  CHECK(::access(shard.c_str(), F_OK) == 0);      // shard directories stay
 }
