@@ -7,6 +7,7 @@
 #include <cerrno>
 #include <algorithm>
 #include <filesystem>
+#include <set>
 #include <thread>
 
 #include <spdlog/spdlog.h>
@@ -186,14 +187,15 @@ std::vector<DiskEntryInfo> DiskCache::list() const {
                      bytes ? error : errno_text(err));
         continue;
       }
-      entries.push_back(
-          {path, header->key, header->arch, header->content_hash, header->cubin_size});
+      entries.push_back({path, header->key, header->arch, header->content_hash,
+                         header->template_hash, header->nvrtc_version, header->cubin_size});
     }
   }
   return entries;
 }
 
-std::size_t DiskCache::clear() const {
+std::size_t DiskCache::walk(const std::function<bool(const std::string&)>& drop_entry,
+                            bool sweep_files) const {
   std::size_t removed = 0;
   std::error_code ec;
   if (root_.empty()) return removed;
@@ -205,7 +207,9 @@ std::size_t DiskCache::clear() const {
     }
     for (const auto& path : files) {
       if (ends_with(path, ".cubin")) {
-        if (::unlink(path.c_str()) == 0) ++removed;
+        if (drop_entry(path) && ::unlink(path.c_str()) == 0) ++removed;
+      } else if (!sweep_files) {
+        continue;
       } else if (ends_with(path, ".lock")) {
         // Only idle locks untouched for an hour go: a process may have opened a younger one and
         // not locked it yet, and unlinking it then could let two processes compile the entry.
@@ -222,6 +226,23 @@ std::size_t DiskCache::clear() const {
     // Shard directories stay: a process may be about to create its temp or lock file in one.
   }
   return removed;
+}
+
+std::size_t DiskCache::clear() const {
+  return walk([](const std::string&) { return true; }, /*sweep_files=*/true);
+}
+
+std::vector<DiskEntryInfo> DiskCache::prune(const std::function<bool(const DiskEntryInfo&)>& stale,
+                                            bool dry_run) const {
+  std::vector<DiskEntryInfo> picked;
+  std::set<std::string> paths;
+  for (auto& entry : list()) {
+    if (!stale(entry)) continue;
+    paths.insert(entry.path);
+    picked.push_back(std::move(entry));
+  }
+  if (!dry_run) walk([&](const std::string& path) { return paths.count(path) > 0; }, /*sweep_files=*/true);
+  return picked;
 }
 
 }  // namespace moegemv::cache

@@ -3,6 +3,7 @@
 // atomically; a per-entry <hash>.lock serializes compiles across processes. Readers never lock.
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -53,9 +54,14 @@ class DiskCache {
 
   std::vector<DiskEntryInfo> list() const;
   std::size_t clear() const;
+  std::vector<DiskEntryInfo> prune(const std::function<bool(const DiskEntryInfo&)>& stale,
+                                   bool dry_run) const;
 
  private:
   std::string shard_dir(const std::string& content_hash) const;
+  // Walks the shards: an entry file goes where `drop_entry(path)` says so; with `sweep_files`,
+  // lock and temp files untouched for an hour go too. Returns the entries removed.
+  std::size_t walk(const std::function<bool(const std::string&)>& drop_entry, bool sweep_files) const;
 
   std::string root_;
   bool writable_ = false;

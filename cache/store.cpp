@@ -190,4 +190,9 @@ std::vector<DiskEntryInfo> CubinStore::list() const { return impl_->disk.list();
 
 std::size_t CubinStore::clear() { return impl_->disk.clear(); }
 
+std::vector<DiskEntryInfo> CubinStore::prune(const std::function<bool(const DiskEntryInfo&)>& stale,
+                                             bool dry_run) {
+  return impl_->disk.prune(stale, dry_run);
+}
+
 }  // namespace moegemv::cache

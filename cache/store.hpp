@@ -44,7 +44,7 @@ struct Cubin {
 using CompileFn = std::function<std::vector<std::uint8_t>()>;
 
 struct DiskEntryInfo {
-  std::string path, key, arch, content_hash;
+  std::string path, key, arch, content_hash, template_hash, nvrtc_version;
   std::uint64_t bytes = 0;
 };
 
@@ -73,6 +73,9 @@ class CubinStore {
   bool writable() const;
   std::vector<DiskEntryInfo> list() const;
   std::size_t clear();  ///< removes every entry, returns how many
+  /// Removes the entries `stale` picks (none if dry_run) and, like clear, lock and temp files
+  /// untouched for an hour; returns the entries picked.
+  std::vector<DiskEntryInfo> prune(const std::function<bool(const DiskEntryInfo&)>& stale, bool dry_run);
 
  private:
   struct Impl;

@@ -233,3 +233,24 @@ TEST_CASE("clear leaves what a live process may be using: young temp and lock fi
   CHECK(::access(old_lock.c_str(), F_OK) != 0);
   CHECK(::access(shard.c_str(), F_OK) == 0);      // shard directories stay
 }
+
+TEST_CASE("prune removes the entries its predicate calls stale, and only those", "[cache]") {
+  TempDir dir;
+  CountingCompiler compiler;
+  CubinStore store(options_for(dir.path()));
+  EntrySpec current = make_spec(), old = make_spec(1);
+  old.template_hash = "fedcba9876543210";  // made from other templates
+  REQUIRE(store.get(current, compiler.fn(current)).saved);
+  REQUIRE(store.get(old, compiler.fn(old)).saved);
+  auto by_templates = [](const DiskEntryInfo& e) { return e.template_hash != "0123456789abcdef"; };
+  const auto dry = store.prune(by_templates, /*dry_run=*/true);
+  REQUIRE(dry.size() == 1);
+  CHECK(dry[0].key == old.key.str());
+  CHECK(dry[0].nvrtc_version == "13.0");
+  CHECK(store.list().size() == 2);
+  CHECK(store.prune(by_templates, /*dry_run=*/false).size() == 1);
+  const auto left = store.list();
+  REQUIRE(left.size() == 1);
+  CHECK(left[0].key == current.key.str());
+  CHECK(store.get(current, compiler.fn(current)).origin == Origin::kDisk);
+}

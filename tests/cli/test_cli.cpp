@@ -333,6 +333,25 @@ TEST_CASE("bundle list, verify and info judge entries as the runtime does", "[cl
   CHECK_THAT(info.out, Contains("1 entries (0 usable by this build)"));
 }
 
+TEST_CASE("cache prune keeps this build's entries and drops other entry formats", "[cli]") {
+  TempDir dir;
+  REQUIRE(run_cli({"prewarm", "--key", kSmallKey, "--arch", "sm_90"}, dir).status == 0);
+  fs::create_directories(dir.path() / "cache" / "v0" / "ab");  // an older format's directory
+  { std::ofstream(dir / "cache/v0/ab/old.cubin") << "old"; }
+  auto stats = parse_json(run_cli({"cache", "stats", "--json"}, dir));
+  CHECK(stats["stale"] == 0);
+  const auto dry = parse_json(run_cli({"cache", "prune", "--dry-run", "--json"}, dir));
+  CHECK(dry["entries"] == 0);
+  REQUIRE(dry["other_format_dirs"].size() == 1);
+  CHECK(fs::exists(dir.path() / "cache" / "v0"));
+  const Result pruned = run_cli({"cache", "prune"}, dir);
+  INFO(pruned.err);
+  CHECK(pruned.status == 0);
+  CHECK_THAT(pruned.out, Contains("removed 0 stale entries") && Contains("v0"));
+  CHECK_FALSE(fs::exists(dir.path() / "cache" / "v0"));
+  CHECK(parse_json(run_cli({"cache", "stats", "--json"}, dir))["count"] == 1);
+}
+
 TEST_CASE("cache stats, ls and clear", "[cli]") {
   TempDir dir;
   auto stats = parse_json(run_cli({"cache", "stats", "--json"}, dir));
