@@ -8,7 +8,7 @@
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
-#include <spdlog/spdlog.h>
+#include "jit/log.hpp"
 #include <nlohmann/json.hpp>
 
 #include "cache/byte_io.hpp"
@@ -209,7 +209,7 @@ std::optional<std::vector<std::uint8_t>> Bundle::find(const std::string& content
   auto cubin = read_entry(it->second, &error);
   if (!cubin) {
     const BundleEntry& entry = entries_[it->second];
-    spdlog::warn("moegemv: bundle {}: entry {} for {} is damaged ({}); ignoring it", path_,
+    logger()->warn("moegemv: bundle {}: entry {} for {} is damaged ({}); ignoring it", path_,
                  entry.key, entry.arch, error);
   }
   return cubin;

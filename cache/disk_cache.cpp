@@ -10,7 +10,7 @@
 #include <set>
 #include <thread>
 
-#include <spdlog/spdlog.h>
+#include "jit/log.hpp"
 
 #include "cache/entry_format.hpp"
 #include "cache/warn_once.hpp"
@@ -50,7 +50,7 @@ DiskCache::DiskCache(std::string root) : root_(std::move(root)) {
   std::string error;
   writable_ = make_dirs(root_, &error) && probe_writable(root_, &error);
   if (!writable_ && first_time("unwritable-root:" + root_)) {
-    spdlog::warn(
+    logger()->warn(
         "moegemv: cache directory {} is not writable ({}); kernels are compiled in memory only "
         "and every process recompiles them. Set MOEGEMV_CACHE_DIR to a writable directory.",
         root_, error);
@@ -115,17 +115,17 @@ std::optional<FileLock> DiskCache::lock(const EntrySpec& spec, const std::string
       const auto waited = Clock::now() - start;
       if (!announced) {
         announced = true;
-        spdlog::info("moegemv: waiting for another process compiling {} for {} (lock {}, {})",
+        logger()->info("moegemv: waiting for another process compiling {} for {} (lock {}, {})",
                      spec.key.str(), spec.arch, path, FileLock::holder(path));
       }
       const double seconds = std::chrono::duration<double>(waited).count();
       if (waited >= give_up_after) {
-        spdlog::warn("moegemv: gave up after {:.0f} s waiting for lock {} ({}); compiling {} for {} here",
+        logger()->warn("moegemv: gave up after {:.0f} s waiting for lock {} ({}); compiling {} for {} here",
                      seconds, path, FileLock::holder(path), spec.key.str(), spec.arch);
         return std::nullopt;
       }
       if (waited >= warn_after && !warned) {
-        spdlog::warn("moegemv: still waiting after {:.0f} s for lock {} ({}), held while compiling {} for {}; "
+        logger()->warn("moegemv: still waiting after {:.0f} s for lock {} ({}), held while compiling {} for {}; "
                      "compiling here after {:.0f} s if it is not released",
                      seconds, path, FileLock::holder(path), spec.key.str(), spec.arch,
                      std::chrono::duration<double>(give_up_after).count());
@@ -135,7 +135,7 @@ std::optional<FileLock> DiskCache::lock(const EntrySpec& spec, const std::string
     }
   }
   if (first_time("lock-failed:" + root_)) {
-    spdlog::warn("moegemv: cannot lock {} ({}); compiling without cross-process coordination", path,
+    logger()->warn("moegemv: cannot lock {} ({}); compiling without cross-process coordination", path,
                  error);
   }
   return std::nullopt;
@@ -152,10 +152,10 @@ bool DiskCache::publish(const EntrySpec& spec, const std::string& content_hash,
     return true;
   } catch (const CacheError& e) {
     if (first_time("publish-failed:" + root_)) {
-      spdlog::warn("moegemv: cannot save compiled kernel {} for {} to the cache: {}",
+      logger()->warn("moegemv: cannot save compiled kernel {} for {} to the cache: {}",
                    spec.key.str(), spec.arch, e.what());
     } else {
-      spdlog::debug("moegemv: cannot save {} for {}: {}", spec.key.str(), spec.arch, e.what());
+      logger()->debug("moegemv: cannot save {} for {}: {}", spec.key.str(), spec.arch, e.what());
     }
   }
   return false;
@@ -163,7 +163,7 @@ bool DiskCache::publish(const EntrySpec& spec, const std::string& content_hash,
 
 void DiskCache::remove(const std::string& content_hash) const {
   if (::unlink(entry_path(content_hash).c_str()) != 0 && errno != ENOENT) {
-    spdlog::warn("moegemv: cannot remove cache entry {}: {}", entry_path(content_hash),
+    logger()->warn("moegemv: cannot remove cache entry {}: {}", entry_path(content_hash),
                  errno_text(errno));
   }
 }
@@ -183,7 +183,7 @@ std::vector<DiskEntryInfo> DiskCache::list() const {
       auto bytes = read_file(path, &err);
       auto header = bytes ? parse_entry_header(*bytes, &offset, &error) : std::nullopt;
       if (!header) {
-        spdlog::warn("moegemv: skipping unreadable cache entry {}: {}", path,
+        logger()->warn("moegemv: skipping unreadable cache entry {}: {}", path,
                      bytes ? error : errno_text(err));
         continue;
       }

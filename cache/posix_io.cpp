@@ -10,7 +10,7 @@
 #include <filesystem>
 
 #include <fmt/format.h>
-#include <spdlog/spdlog.h>
+#include "jit/log.hpp"
 
 #include "moegemv/errors.hpp"
 
@@ -18,7 +18,7 @@ namespace moegemv::cache {
 
 Fd::~Fd() {
   if (fd_ >= 0 && ::close(fd_) != 0) {
-    spdlog::warn("moegemv: close({}) failed: {}", fd_, errno_text(errno));
+    logger()->warn("moegemv: close({}) failed: {}", fd_, errno_text(errno));
   }
 }
 
@@ -62,7 +62,7 @@ bool write_all(int fd, const std::uint8_t* data, std::size_t size) {
 void fsync_dir(const std::string& dir) {
   Fd fd(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
   if (!fd || ::fsync(fd.get()) != 0) {
-    spdlog::debug("moegemv: fsync of directory {} failed: {}", dir, errno_text(errno));
+    logger()->debug("moegemv: fsync of directory {} failed: {}", dir, errno_text(errno));
   }
 }
 

@@ -6,7 +6,7 @@
 #include <set>
 
 #include <fmt/format.h>
-#include <spdlog/spdlog.h>
+#include "jit/log.hpp"
 
 #include "cache/bundle.hpp"
 #include "cache/disk_cache.hpp"
@@ -43,7 +43,7 @@ std::string disk_root(const Options& options) {
   std::string error;
   if (options.cache_dir_private && !make_private_dir(options.cache_dir, &error)) {
     if (first_time("unsafe-root:" + options.cache_dir)) {
-      spdlog::warn(
+      logger()->warn(
           "moegemv: not using the cache directory {} ({}); it is the fallback under /tmp taken when "
           "MOEGEMV_CACHE_DIR, XDG_CACHE_HOME and HOME are all unset. Kernels are compiled in "
           "memory only; set MOEGEMV_CACHE_DIR to a directory of your own.",
@@ -82,7 +82,7 @@ std::optional<std::vector<std::uint8_t>> CubinStore::Impl::from_bundles(const En
   const std::string key = spec.key.str();
   for (const auto& bundle : snapshot) {
     if (auto cubin = bundle->find(hash)) {
-      spdlog::debug("moegemv: {} for {} from bundle {}", key, spec.arch, bundle->path());
+      logger()->debug("moegemv: {} for {} from bundle {}", key, spec.arch, bundle->path());
       return cubin;
     }
   }
@@ -93,7 +93,7 @@ std::optional<std::vector<std::uint8_t>> CubinStore::Impl::from_bundles(const En
       const std::string reason = mismatch_reason(*bundle, entry, spec);
       if (reason.empty()) break;  // it matched but is damaged: warned
       if (first_time("bundle-mismatch:" + bundle->path())) {
-        spdlog::warn(
+        logger()->warn(
             "moegemv: bundle {} has {} for {} but not for this build ({}); skipping it (further "
             "mismatches in this bundle are not reported). Rebuild it with `moegemv bundle create`.",
             bundle->path(), key, spec.arch, reason);
@@ -110,12 +110,12 @@ std::optional<std::vector<std::uint8_t>> CubinStore::Impl::from_disk(const Entry
   auto result = disk.read(spec, hash);
   switch (result.status) {
     case DiskCache::Status::kHit:
-      spdlog::debug("moegemv: {} for {} from cache {}", spec.key.str(), spec.arch,
+      logger()->debug("moegemv: {} for {} from cache {}", spec.key.str(), spec.arch,
                     disk.entry_path(hash));
       return std::move(result.bytes);
     case DiskCache::Status::kCorrupt:
       if (!*warned) {
-        spdlog::warn("moegemv: cache entry {} for {} {} is invalid ({}); rebuilding it",
+        logger()->warn("moegemv: cache entry {} for {} {} is invalid ({}); rebuilding it",
                      disk.entry_path(hash), spec.key.str(), spec.arch, result.error);
         *warned = true;
       }
@@ -134,7 +134,7 @@ CubinStore::~CubinStore() = default;
 
 void CubinStore::add_bundle(const std::string& path) {
   auto bundle = std::make_shared<const Bundle>(Bundle::open(path));
-  spdlog::debug("moegemv: bundle {} ({} entries)", path, bundle->entries().size());
+  logger()->debug("moegemv: bundle {} ({} entries)", path, bundle->entries().size());
   std::lock_guard lock(impl_->mutex);
   impl_->bundles.push_back(std::move(bundle));
 }
@@ -161,11 +161,11 @@ Cubin CubinStore::get(const EntrySpec& spec, const CompileFn& compile, bool allo
       return {std::move(*bytes), Origin::kDisk, ms_since(start)};
     }
   }
-  spdlog::info("moegemv: compiling {} for {} (entry {})", spec.key.str(), spec.arch, hash);
+  logger()->info("moegemv: compiling {} for {} (entry {})", spec.key.str(), spec.arch, hash);
   const auto compile_start = Clock::now();
   std::vector<std::uint8_t> cubin = compile();
   const double compile_ms = ms_since(compile_start);
-  spdlog::info("moegemv: compiled {} for {} in {:.0f} ms ({} bytes cubin)", spec.key.str(),
+  logger()->info("moegemv: compiled {} for {} in {:.0f} ms ({} bytes cubin)", spec.key.str(),
                spec.arch, compile_ms, cubin.size());
   const bool saved = impl_->disk.writable() && impl_->disk.publish(spec, hash, cubin);
   return {std::move(cubin), Origin::kCompiled, compile_ms, saved};
@@ -173,7 +173,7 @@ Cubin CubinStore::get(const EntrySpec& spec, const CompileFn& compile, bool allo
 
 void CubinStore::discard(const EntrySpec& spec, const std::string& reason) {
   const std::string hash = spec.content_hash();
-  spdlog::warn("moegemv: discarding cubin {} for {} ({}); it will be recompiled", spec.key.str(),
+  logger()->warn("moegemv: discarding cubin {} for {} ({}); it will be recompiled", spec.key.str(),
                spec.arch, reason);
   {
     std::lock_guard lock(impl_->mutex);

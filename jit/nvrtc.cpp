@@ -3,7 +3,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 #include <nvrtc.h>
-#include <spdlog/spdlog.h>
+#include "jit/log.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -29,7 +29,7 @@ class Program {
   }
   ~Program() {
     if (prog_ && nvrtcDestroyProgram(&prog_) != NVRTC_SUCCESS)
-      spdlog::warn("moegemv: nvrtcDestroyProgram failed");
+      logger()->warn("moegemv: nvrtcDestroyProgram failed");
   }
   Program(const Program&) = delete;
   Program& operator=(const Program&) = delete;

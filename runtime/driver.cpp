@@ -2,7 +2,7 @@
 
 #include <dlfcn.h>
 #include <fmt/format.h>
-#include <spdlog/spdlog.h>
+#include "jit/log.hpp"
 
 #include <exception>
 #include <memory>
@@ -161,7 +161,7 @@ Loaded load_driver() {
   // The library stays mapped for the life of the process: static destructors (modules, buffers
   // held by singletons) still call into it during exit, so it is never dlclose'd.
   static_cast<void>(handle.release());
-  spdlog::debug("CUDA driver {}.{} loaded: {} device(s)", api.driver_version / 1000,
+  logger()->debug("CUDA driver {}.{} loaded: {} device(s)", api.driver_version / 1000,
                 api.driver_version % 1000 / 10, loaded.device_count);
   return loaded;
 }
@@ -243,7 +243,7 @@ void log_failure(CUresult result, const char* call) noexcept {
                       (result == CUDA_ERROR_INVALID_HANDLE &&
                        std::string_view(call).find("cuModuleUnload") != std::string_view::npos);
     const auto level = gone ? spdlog::level::debug : spdlog::level::warn;
-    spdlog::log(level, "{} failed: {} ({})", call, error_name(result), static_cast<int>(result));
+    logger()->log(level, "{} failed: {} ({})", call, error_name(result), static_cast<int>(result));
   } catch (...) {
     // Logging must never turn a destructor into std::terminate.
   }

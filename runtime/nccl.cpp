@@ -1,7 +1,7 @@
 #include "runtime/nccl.hpp"
 
 #include <dlfcn.h>
-#include <spdlog/spdlog.h>
+#include "jit/log.hpp"
 
 #include <mutex>
 
@@ -70,7 +70,7 @@ Comm::Comm(const ncclUniqueId& id, int ranks, int rank) {
 }
 
 Comm::~Comm() {
-  if (comm_ && api().CommDestroy(comm_) != ncclSuccess) spdlog::warn("ncclCommDestroy failed");
+  if (comm_ && api().CommDestroy(comm_) != ncclSuccess) logger()->warn("ncclCommDestroy failed");
 }
 
 }  // namespace moegemv::nccl

@@ -1,6 +1,6 @@
 #include "runtime/registry.hpp"
 
-#include <spdlog/spdlog.h>
+#include "jit/log.hpp"
 
 #include <fmt/format.h>
 
@@ -43,7 +43,7 @@ void load_group(LoadedKernel& kernel, const Key& key, const KernelConfig& config
   const int ctas = std::min(sms, key.h / 8);
   const int smem = down_group_smem_bytes(key.h, key.i, key.si, key.k, rings, ctas);
   if (rings == 0 || smem > kMaxSmemBytes) {
-    spdlog::debug("moegemv: {}: grouped down unused ({} bytes of shared memory at {} CTAs)", key.str(),
+    logger()->debug("moegemv: {}: grouped down unused ({} bytes of shared memory at {} CTAs)", key.str(),
                   smem, ctas);
     return;
   }
@@ -129,11 +129,7 @@ KernelPtr load(const Key& key, const std::string& arch) {
 }  // namespace
 
 cache::CubinStore& store() {
-  static cache::CubinStore instance = [] {
-    const Options& options = Options::global();
-    spdlog::set_level(spdlog::level::from_str(options.log_level));
-    return cache::CubinStore(options);
-  }();
+  static cache::CubinStore instance(Options::global());  // the logger reads its level itself
   return instance;
 }
 
@@ -151,7 +147,7 @@ cache::EntrySpec make_spec(const Key& key, const std::string& arch) {
 std::vector<std::uint8_t> compile_spec(const cache::EntrySpec& spec) {
   jit::check_arch_supported(spec.arch);  // a clear error before NVRTC's own
   auto out = jit::compile(spec.source, spec.key.str(), spec.arch, spec.options);
-  spdlog::debug("moegemv: ptxas report for {} ({}):\n{}", spec.key.str(), spec.arch, out.log);
+  logger()->debug("moegemv: ptxas report for {} ({}):\n{}", spec.key.str(), spec.arch, out.log);
   return std::move(out.cubin);
 }
 

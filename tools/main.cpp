@@ -1,12 +1,11 @@
 // moegemv: the command-line tool. Each subcommand lives in its own tools/cmd_*.cpp.
 #include <fmt/format.h>
-#include <spdlog/sinks/stdout_color_sinks.h>
-#include <spdlog/spdlog.h>
 
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <string_view>
 
+#include "jit/log.hpp"
 #include "moegemv/errors.hpp"
 #include "moegemv/moegemv.hpp"
 #include "moegemv/options.hpp"
@@ -24,10 +23,8 @@ int fail(std::string_view message) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  // Logs go to stderr, so stdout carries only results (and --json output stays parseable).
-  auto logger = spdlog::stderr_color_mt("moegemv");
-  logger->set_pattern("[%l] %v");
-  spdlog::set_default_logger(logger);
+  // Logs go to stderr (the library's logger), so stdout carries only results (and --json output
+  // stays parseable); the CLI only shortens their prefix.
 
   CLI::App app{"JIT-compiled NVFP4 MoE decode GEMVs: inspect, prewarm, bundle and check kernels",
                "moegemv"};
@@ -48,7 +45,8 @@ int main(int argc, char** argv) {
   add_bench_command(app);
 
   try {
-    spdlog::set_level(spdlog::level::from_str(moegemv::Options::global().log_level));
+    (void)moegemv::Options::global();  // an unreadable MOEGEMV_* value fails here, named
+    moegemv::logger()->set_pattern("[%l] %v");
     app.parse(argc, argv);  // runs the chosen command's callback
   } catch (const CLI::ParseError& e) {
     return app.exit(e);  // also the silent CLI::RuntimeError a command throws after reporting

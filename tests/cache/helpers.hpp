@@ -22,6 +22,7 @@
 #include <spdlog/spdlog.h>
 
 #include "cache/store.hpp"
+#include "jit/log.hpp"
 #include "moegemv/options.hpp"
 
 namespace moegemv::cache::test {
@@ -65,12 +66,12 @@ class LogCapture {
     std::string text;
   };
 
-  LogCapture() : sink_(std::make_shared<Sink>()), previous_(spdlog::default_logger()) {
-    auto logger = std::make_shared<spdlog::logger>("capture", sink_);
-    logger->set_level(spdlog::level::trace);
-    spdlog::set_default_logger(logger);
+  LogCapture() : sink_(std::make_shared<Sink>()) {
+    auto capture = std::make_shared<spdlog::logger>("capture", sink_);
+    capture->set_level(spdlog::level::trace);
+    previous_ = moegemv::set_logger(capture);
   }
-  ~LogCapture() { spdlog::set_default_logger(previous_); }
+  ~LogCapture() { moegemv::set_logger(previous_); }
   LogCapture(const LogCapture&) = delete;
   LogCapture& operator=(const LogCapture&) = delete;
 

@@ -173,3 +173,23 @@ TEST_CASE("strict mode: a miss names the key and the prewarm command", "[cache]"
     CHECK(compiler.calls == 1);
   }
 }
+
+TEST_CASE("the library logs through its own logger and leaves spdlog's default alone", "[cache]") {
+  // The default logger and global level belong to the application (vLLM-like engines use spdlog
+  // too); moegemv used to set the global level to warn on first use.
+  const auto previous_level = spdlog::default_logger()->level();
+  spdlog::default_logger()->set_level(spdlog::level::info);
+  {
+    LogCapture logs;  // swaps moegemv's logger only
+    TempDir dir;
+    const EntrySpec spec = make_spec();
+    CountingCompiler compiler;
+    CubinStore store(options_for(dir.path()));
+    store.get(spec, compiler.fn(spec));
+    CHECK(logs.count(spdlog::level::info, "compiling") == 1);
+  }
+  CHECK(moegemv::logger().get() != spdlog::default_logger().get());
+  CHECK(moegemv::logger()->name() == "moegemv");
+  CHECK(spdlog::default_logger()->level() == spdlog::level::info);
+  spdlog::default_logger()->set_level(previous_level);
+}
