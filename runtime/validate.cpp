@@ -83,6 +83,27 @@ Key make_key(Kind kind, std::int64_t h, std::int64_t i, std::int64_t si, std::in
   return key;
 }
 
+std::int64_t bytes_of(const Tensor& t) {
+  const std::int64_t size = t.dtype == DType::kBF16 ? 2 : t.dtype == DType::kF32 || t.dtype == DType::kI32 ? 4 : 1;
+  return t.numel() * size;
+}
+
+// An output must share no byte with any other argument: the kernels read their inputs while
+// writing (and read weights before the PDL wait), so an overlap gives wrong results silently.
+void check_disjoint(const Tensor& out, const char* out_name,
+                    std::initializer_list<std::pair<const Tensor*, const char*>> others) {
+  if (empty(out)) return;
+  const std::uint64_t lo = out.ptr, hi = out.ptr + static_cast<std::uint64_t>(bytes_of(out));
+  for (const auto& [t, name] : others) {
+    if (empty(*t)) continue;
+    const std::uint64_t tlo = t->ptr, thi = t->ptr + static_cast<std::uint64_t>(bytes_of(*t));
+    if (lo < thi && tlo < hi)
+      throw ArgumentError(out_name, fmt::format("memory that overlaps no other argument (it overlaps {} = {})",
+                                                name, t->describe()),
+                          out.describe());
+  }
+}
+
 // M (tokens) and E (experts) are ints in the kernels' parameters and grid arithmetic.
 constexpr std::int64_t kMaxTokens = 1 << 16, kMaxExperts = 1 << 20;
 
@@ -129,6 +150,11 @@ GateUpLaunch validate(const GateUpArgs& a) {
       if (!empty(*t))
         throw ArgumentError(name, "an empty view when wsh is empty (SI = 0)", t->describe());
   }
+  check_disjoint(a.act, "act", {{&a.x, "x"}, {&a.ids, "ids"}, {&a.w1, "w1"}, {&a.w1_sf, "w1_sf"},
+                               {&a.alpha, "alpha"}, {&a.wsh, "wsh"}, {&a.ssh, "ssh"}, {&a.gssh, "gssh"},
+                               {&a.sact, "sact"}});
+  check_disjoint(a.sact, "sact", {{&a.x, "x"}, {&a.ids, "ids"}, {&a.w1, "w1"}, {&a.w1_sf, "w1_sf"},
+                                 {&a.alpha, "alpha"}, {&a.wsh, "wsh"}, {&a.ssh, "ssh"}, {&a.gssh, "gssh"}});
   GateUpParams p{};
   p.x = ptr<const unsigned short>(a.x);
   p.ids = ptr<const int>(a.ids);
@@ -184,6 +210,9 @@ DownLaunch validate(const DownCombineArgs& a) {
       if (!empty(*t))
         throw ArgumentError(name, "an empty view when wsd is empty (SI = 0)", t->describe());
   }
+  check_disjoint(a.out, "out", {{&a.act, "act"}, {&a.ids, "ids"}, {&a.tw, "tw"}, {&a.w2, "w2"},
+                               {&a.w2_sf, "w2_sf"}, {&a.alpha2, "alpha2"}, {&a.sact, "sact"},
+                               {&a.wsd, "wsd"}, {&a.ssd, "ssd"}, {&a.gssd, "gssd"}});
   DownParams p{};
   p.act = ptr<const unsigned short>(a.act);
   p.ids = ptr<const int>(a.ids);

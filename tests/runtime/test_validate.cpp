@@ -102,6 +102,12 @@ TEST_CASE("gate_up validation names the bad argument", "[key][api]") {
   a.w1 = Tensor(addr(3), DType::kU8, {8, 200, 128});  // I = 100
   CHECK_THAT(error_of(a), Catch::StartsWith("w1 (I = w1.shape[1] / 2) |"));
   a = good_gate_up();
+  a.act = Tensor(a.x.ptr, DType::kBF16, {12, 128});  // written over x
+  CHECK_THAT(error_of(a), Catch::StartsWith("act |") && Catch::Contains("overlaps x"));
+  a = good_gate_up();
+  a.sact = Tensor(a.act.ptr + 12 * 128 * 2 - 16, DType::kBF16, {3, 128});  // its first bytes in act's last row
+  CHECK_THAT(error_of(a), Catch::StartsWith("act |") && Catch::Contains("overlaps sact"));
+  a = good_gate_up();
   a.x = Tensor(addr(1), DType::kBF16, {3, 100});  // H = 100
   CHECK_THAT(error_of(a), Catch::StartsWith("x (H = x.shape[1]) |"));
   a = good_gate_up();
@@ -134,6 +140,9 @@ TEST_CASE("down_combine validation names the bad argument", "[key][api]") {
   a = good_down();
   a.ids = Tensor(addr(2), DType::kI32, {3, 40});
   CHECK_THAT(error_of(a), Catch::StartsWith("ids (K = ids.shape[1]) |"));
+  a = good_down();
+  a.out = Tensor(a.act.ptr + 64, DType::kBF16, {3, 256});  // inside act
+  CHECK_THAT(error_of(a), Catch::StartsWith("out |") && Catch::Contains("overlaps act"));
   a = good_down();
   a.wsd = Tensor(addr(7), DType::kU8, {128 * 32});  // flattened: was read as "no shared expert"
   CHECK_THAT(error_of(a), Catch::StartsWith("wsd |") && Catch::Contains("[H, SI/2]"));
