@@ -45,6 +45,9 @@ moegemv_status guarded(F&& body) {
   } catch (const std::exception& e) {
     last_error = e.what();
     return MOEGEMV_ERROR_INTERNAL;
+  } catch (...) {  // nothing may unwind through the C ABI
+    last_error = "moegemv: unknown exception";
+    return MOEGEMV_ERROR_INTERNAL;
   }
 }
 

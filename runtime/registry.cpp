@@ -153,10 +153,10 @@ std::vector<std::uint8_t> compile_spec(const cache::EntrySpec& spec) {
 
 std::string current_arch() {
   CUcontext context = driver::current_context();
-  if (context == nullptr)
-    throw Error(
-        "moegemv: no current CUDA context on this thread (make the device's context "
-        "current, e.g. by any CUDA runtime call, before calling moegemv)");
+  if (context == nullptr)  // a CudaError, so that C callers get MOEGEMV_ERROR_CUDA
+    throw CudaError("cuCtxGetCurrent", CUDA_ERROR_INVALID_CONTEXT, "CUDA_ERROR_INVALID_CONTEXT",
+                    "no current CUDA context on this thread (make the device's context current, "
+                    "e.g. by any CUDA runtime call, before calling moegemv)");
   CUdevice device = 0;
   MOEGEMV_CU(driver::api().cuCtxGetDevice(&device));
   return driver::device_info(static_cast<int>(device)).arch();

@@ -3,13 +3,18 @@
 #include <catch2/catch.hpp>
 
 #include <memory>
+#include <string>
+#include <thread>
 
 #include "gpu_guard.hpp"
+#include "moegemv/moegemv.h"
 #include "moegemv/moegemv.hpp"
 #include "runtime/device.hpp"
+#include "runtime/driver.hpp"
 #include "runtime/memory.hpp"
 #include "runtime/registry.hpp"
 #include "tools/harness/check.hpp"
+#include "tools/harness/device_layer.hpp"
 #include "tools/harness/shard_check.hpp"
 
 using namespace moegemv;
@@ -120,6 +125,50 @@ TEST_CASE("capture with a cached kernel not yet loaded: refused at once, cache e
                             /*allow_compile=*/false).origin != cache::Origin::kCompiled);
   prepare(key);
   CHECK_NOTHROW(driver::capture(gpu().stream.get(), [&] { detail::kernel_for(key, true); }));
+}
+
+TEST_CASE("an expert id >= E writes NaN where it is used, and nowhere else", "[gpu]") {
+  // SPEC 6 calls it an error; an asynchronous launch cannot report it, so the kernels write NaN
+  // (0x7FC0) into the pair's act row and its token's out row (moegemv.hpp), never silently.
+  MOEGEMV_REQUIRE_GPU();
+  gpu().context.make_current();
+  const CUstream stream = gpu().stream.get();
+  const nvfp4::ModelShape shape{2048, 512, 512, 10, 32};
+  const auto host = nvfp4::make_layer_fast(shape, harness::fresh_seed());
+  const harness::DeviceLayer layer(host);
+  harness::DeviceStep step(shape, 2);
+  auto in = nvfp4::make_inputs(shape, 2, harness::fresh_seed());
+  const int bad_pair = 3;  // token 0
+  in.ids[bad_pair] = shape.E;
+  step.upload(in);
+  step.poison(stream);
+  gate_up(harness::gate_up_args(layer, step), stream);
+  down_combine(harness::down_args(layer, step), stream);
+  driver::check(driver::api().cuStreamSynchronize(stream), "cuStreamSynchronize");
+  const auto act = harness::download_u16(step.act), out = harness::download_u16(step.out);
+  auto is_nan = [](std::uint16_t v) { return (v & 0x7F80) == 0x7F80 && (v & 0x7F) != 0; };
+  int act_nan_bad = 0, act_nan_other = 0, out_nan_bad = 0, out_nan_other = 0;
+  for (int p = 0; p < 2 * shape.K; ++p)
+    for (int i = 0; i < shape.I; ++i)
+      (p == bad_pair ? act_nan_bad : act_nan_other) += is_nan(act[p * shape.I + i]);
+  for (int t = 0; t < 2; ++t)
+    for (int n = 0; n < shape.H; ++n) (t == 0 ? out_nan_bad : out_nan_other) += is_nan(out[t * shape.H + n]);
+  CHECK(act_nan_bad == shape.I);
+  CHECK(act_nan_other == 0);  // the poison (0xFFFF) is a NaN too: every other element written
+  CHECK(out_nan_bad == shape.H);
+  CHECK(out_nan_other == 0);
+}
+
+TEST_CASE("a thread with no current context gets MOEGEMV_ERROR_CUDA saying so", "[gpu]") {
+  MOEGEMV_REQUIRE_GPU();
+  moegemv_status status = MOEGEMV_OK;
+  std::string message;
+  std::thread([&] {  // a fresh thread: no context is current on it
+    status = moegemv_prepare("gate_up:2048:512:512:10");
+    message = moegemv_last_error();
+  }).join();
+  CHECK(status == MOEGEMV_ERROR_CUDA);
+  CHECK_THAT(message, Catch::Contains("no current CUDA context"));
 }
 
 TEST_CASE("TP and EP shards run in turn on one GPU sum to the unsharded block", "[gpu]") {
