@@ -51,8 +51,9 @@ DiskCache::DiskCache(std::string root) : root_(std::move(root)) {
   writable_ = make_dirs(root_, &error) && probe_writable(root_, &error);
   if (!writable_ && first_time("unwritable-root:" + root_)) {
     logger()->warn(
-        "moegemv: cache directory {} is not writable ({}); kernels are compiled in memory only "
-        "and every process recompiles them. Set MOEGEMV_CACHE_DIR to a writable directory.",
+        "moegemv: cache directory {} is not writable ({}); the kernels it holds are used, but any "
+        "other is compiled in memory only, again by every process. Set MOEGEMV_CACHE_DIR to a "
+        "writable directory (or prewarm this one) if that is not intended.",
         root_, error);
   }
 }
