@@ -8,10 +8,10 @@
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
-#include "jit/log.hpp"
 #include <nlohmann/json.hpp>
 
 #include "cache/byte_io.hpp"
+#include "jit/log.hpp"
 #include "moegemv/errors.hpp"
 
 namespace moegemv::cache {
@@ -72,7 +72,6 @@ std::string mismatch_reason(const Bundle& bundle, const BundleEntry& entry, cons
   if (reasons.empty()) reasons.push_back("generated source or compile options differ");
   return fmt::format("{}", fmt::join(reasons, "; "));
 }
-
 
 void BundleWriter::add(const EntrySpec& spec, const std::vector<std::uint8_t>& cubin) {
   Pending pending;
@@ -210,7 +209,7 @@ std::optional<std::vector<std::uint8_t>> Bundle::find(const std::string& content
   if (!cubin) {
     const BundleEntry& entry = entries_[it->second];
     logger()->warn("moegemv: bundle {}: entry {} for {} is damaged ({}); ignoring it", path_,
-                 entry.key, entry.arch, error);
+                   entry.key, entry.arch, error);
   }
   return cubin;
 }

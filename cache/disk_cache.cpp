@@ -3,17 +3,16 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cctype>
 #include <cerrno>
-#include <algorithm>
 #include <filesystem>
 #include <set>
 #include <thread>
 
-#include "jit/log.hpp"
-
 #include "cache/entry_format.hpp"
 #include "cache/warn_once.hpp"
+#include "jit/log.hpp"
 #include "moegemv/errors.hpp"
 
 namespace moegemv::cache {
@@ -117,19 +116,19 @@ std::optional<FileLock> DiskCache::lock(const EntrySpec& spec, const std::string
       if (!announced) {
         announced = true;
         logger()->info("moegemv: waiting for another process compiling {} for {} (lock {}, {})",
-                     spec.key.str(), spec.arch, path, FileLock::holder(path));
+                       spec.key.str(), spec.arch, path, FileLock::holder(path));
       }
       const double seconds = std::chrono::duration<double>(waited).count();
       if (waited >= give_up_after) {
         logger()->warn("moegemv: gave up after {:.0f} s waiting for lock {} ({}); compiling {} for {} here",
-                     seconds, path, FileLock::holder(path), spec.key.str(), spec.arch);
+                       seconds, path, FileLock::holder(path), spec.key.str(), spec.arch);
         return std::nullopt;
       }
       if (waited >= warn_after && !warned) {
         logger()->warn("moegemv: still waiting after {:.0f} s for lock {} ({}), held while compiling {} for {}; "
-                     "compiling here after {:.0f} s if it is not released",
-                     seconds, path, FileLock::holder(path), spec.key.str(), spec.arch,
-                     std::chrono::duration<double>(give_up_after).count());
+                       "compiling here after {:.0f} s if it is not released",
+                       seconds, path, FileLock::holder(path), spec.key.str(), spec.arch,
+                       std::chrono::duration<double>(give_up_after).count());
         warned = true;
       }
       std::this_thread::sleep_for(nap);
@@ -137,7 +136,7 @@ std::optional<FileLock> DiskCache::lock(const EntrySpec& spec, const std::string
   }
   if (first_time("lock-failed:" + root_)) {
     logger()->warn("moegemv: cannot lock {} ({}); compiling without cross-process coordination", path,
-                 error);
+                   error);
   }
   return std::nullopt;
 }
@@ -154,7 +153,7 @@ bool DiskCache::publish(const EntrySpec& spec, const std::string& content_hash,
   } catch (const CacheError& e) {
     if (first_time("publish-failed:" + root_)) {
       logger()->warn("moegemv: cannot save compiled kernel {} for {} to the cache: {}",
-                   spec.key.str(), spec.arch, e.what());
+                     spec.key.str(), spec.arch, e.what());
     } else {
       logger()->debug("moegemv: cannot save {} for {}: {}", spec.key.str(), spec.arch, e.what());
     }
@@ -165,7 +164,7 @@ bool DiskCache::publish(const EntrySpec& spec, const std::string& content_hash,
 void DiskCache::remove(const std::string& content_hash) const {
   if (::unlink(entry_path(content_hash).c_str()) != 0 && errno != ENOENT) {
     logger()->warn("moegemv: cannot remove cache entry {}: {}", entry_path(content_hash),
-                 errno_text(errno));
+                   errno_text(errno));
   }
 }
 
@@ -185,7 +184,7 @@ std::vector<DiskEntryInfo> DiskCache::list() const {
       auto header = bytes ? parse_entry_header(*bytes, &offset, &error) : std::nullopt;
       if (!header) {
         logger()->warn("moegemv: skipping unreadable cache entry {}: {}", path,
-                     bytes ? error : errno_text(err));
+                       bytes ? error : errno_text(err));
         continue;
       }
       entries.push_back({path, header->key, header->arch, header->content_hash,

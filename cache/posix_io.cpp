@@ -10,8 +10,8 @@
 #include <filesystem>
 
 #include <fmt/format.h>
-#include "jit/log.hpp"
 
+#include "jit/log.hpp"
 #include "moegemv/errors.hpp"
 
 namespace moegemv::cache {

@@ -6,11 +6,11 @@
 #include <set>
 
 #include <fmt/format.h>
-#include "jit/log.hpp"
 
 #include "cache/bundle.hpp"
 #include "cache/disk_cache.hpp"
 #include "cache/warn_once.hpp"
+#include "jit/log.hpp"
 #include "moegemv/errors.hpp"
 
 namespace moegemv::cache {
@@ -111,12 +111,12 @@ std::optional<std::vector<std::uint8_t>> CubinStore::Impl::from_disk(const Entry
   switch (result.status) {
     case DiskCache::Status::kHit:
       logger()->debug("moegemv: {} for {} from cache {}", spec.key.str(), spec.arch,
-                    disk.entry_path(hash));
+                      disk.entry_path(hash));
       return std::move(result.bytes);
     case DiskCache::Status::kCorrupt:
       if (!*warned) {
         logger()->warn("moegemv: cache entry {} for {} {} is invalid ({}); rebuilding it",
-                     disk.entry_path(hash), spec.key.str(), spec.arch, result.error);
+                       disk.entry_path(hash), spec.key.str(), spec.arch, result.error);
         *warned = true;
       }
       return std::nullopt;
@@ -166,7 +166,7 @@ Cubin CubinStore::get(const EntrySpec& spec, const CompileFn& compile, bool allo
   std::vector<std::uint8_t> cubin = compile();
   const double compile_ms = ms_since(compile_start);
   logger()->info("moegemv: compiled {} for {} in {:.0f} ms ({} bytes cubin)", spec.key.str(),
-               spec.arch, compile_ms, cubin.size());
+                 spec.arch, compile_ms, cubin.size());
   const bool saved = impl_->disk.writable() && impl_->disk.publish(spec, hash, cubin);
   return {std::move(cubin), Origin::kCompiled, compile_ms, saved};
 }
@@ -174,7 +174,7 @@ Cubin CubinStore::get(const EntrySpec& spec, const CompileFn& compile, bool allo
 void CubinStore::discard(const EntrySpec& spec, const std::string& reason) {
   const std::string hash = spec.content_hash();
   logger()->warn("moegemv: discarding cubin {} for {} ({}); it will be recompiled", spec.key.str(),
-               spec.arch, reason);
+                 spec.arch, reason);
   {
     std::lock_guard lock(impl_->mutex);
     impl_->discarded.insert(hash);

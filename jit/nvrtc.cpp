@@ -3,11 +3,11 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 #include <nvrtc.h>
-#include "jit/log.hpp"
 
 #include <algorithm>
 #include <chrono>
 
+#include "jit/log.hpp"
 #include "jit/templates.hpp"
 #include "moegemv/errors.hpp"
 

@@ -2,12 +2,12 @@
 
 #include <dlfcn.h>
 #include <fmt/format.h>
-#include "jit/log.hpp"
 
 #include <exception>
 #include <memory>
 #include <type_traits>
 
+#include "jit/log.hpp"
 #include "moegemv/errors.hpp"
 
 namespace moegemv::driver {
@@ -162,7 +162,7 @@ Loaded load_driver() {
   // held by singletons) still call into it during exit, so it is never dlclose'd.
   static_cast<void>(handle.release());
   logger()->debug("CUDA driver {}.{} loaded: {} device(s)", api.driver_version / 1000,
-                api.driver_version % 1000 / 10, loaded.device_count);
+                  api.driver_version % 1000 / 10, loaded.device_count);
   return loaded;
 }
 

@@ -1,10 +1,10 @@
 #include "runtime/nccl.hpp"
 
 #include <dlfcn.h>
-#include "jit/log.hpp"
 
 #include <mutex>
 
+#include "jit/log.hpp"
 #include "moegemv/errors.hpp"
 
 namespace moegemv::nccl {

@@ -1,7 +1,5 @@
 #include "runtime/registry.hpp"
 
-#include "jit/log.hpp"
-
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -12,6 +10,7 @@
 #include <optional>
 
 #include "jit/codegen.hpp"
+#include "jit/log.hpp"
 #include "jit/nvrtc.hpp"
 #include "jit/templates.hpp"
 #include "moegemv/errors.hpp"
@@ -44,7 +43,7 @@ void load_group(LoadedKernel& kernel, const Key& key, const KernelConfig& config
   const int smem = down_group_smem_bytes(key.h, key.i, key.si, key.k, rings, ctas);
   if (rings == 0 || smem > kMaxSmemBytes) {
     logger()->debug("moegemv: {}: grouped down unused ({} bytes of shared memory at {} CTAs)", key.str(),
-                  smem, ctas);
+                    smem, ctas);
     return;
   }
   kernel.group = kernel.module.function(jit::group_kernel_name(key).c_str());
