@@ -35,9 +35,10 @@ bool is_shard_name(const std::string& name) {
 // Whether `path` was last modified more than `age` ago (false if it cannot be read). Lock and
 // temp files younger than that may belong to a process in the middle of using them.
 bool older_than(const std::string& path, std::chrono::seconds age) {
-  struct stat st{};
+  struct stat st {};
   if (::stat(path.c_str(), &st) != 0) return false;
-  return std::chrono::system_clock::now() - std::chrono::system_clock::from_time_t(st.st_mtime) > age;
+  return std::chrono::system_clock::now() - std::chrono::system_clock::from_time_t(st.st_mtime) >
+         age;
 }
 
 constexpr std::chrono::seconds kStaleAge = std::chrono::hours(1);
@@ -105,7 +106,8 @@ std::optional<FileLock> DiskCache::lock(const EntrySpec& spec, const std::string
     // process that needs the kernel for ever.
     const auto start = Clock::now();
     bool announced = false, warned = false;
-    for (auto nap = std::chrono::milliseconds(5);; nap = std::min(2 * nap, std::chrono::milliseconds(200))) {
+    for (auto nap = std::chrono::milliseconds(5);;
+         nap = std::min(2 * nap, std::chrono::milliseconds(200))) {
       auto lock = FileLock::acquire(path, /*wait=*/false, &busy, &error);
       if (lock) {
         lock->note_holder();
@@ -120,23 +122,25 @@ std::optional<FileLock> DiskCache::lock(const EntrySpec& spec, const std::string
       }
       const double seconds = std::chrono::duration<double>(waited).count();
       if (waited >= give_up_after) {
-        logger()->warn("moegemv: gave up after {:.0f} s waiting for lock {} ({}); compiling {} for {} here",
-                       seconds, path, FileLock::holder(path), spec.key.str(), spec.arch);
+        logger()->warn(
+            "moegemv: gave up after {:.0f} s waiting for lock {} ({}); compiling {} for {} here",
+            seconds, path, FileLock::holder(path), spec.key.str(), spec.arch);
         return std::nullopt;
       }
       if (waited >= warn_after && !warned) {
-        logger()->warn("moegemv: still waiting after {:.0f} s for lock {} ({}), held while compiling {} for {}; "
-                       "compiling here after {:.0f} s if it is not released",
-                       seconds, path, FileLock::holder(path), spec.key.str(), spec.arch,
-                       std::chrono::duration<double>(give_up_after).count());
+        logger()->warn(
+            "moegemv: still waiting after {:.0f} s for lock {} ({}), held while compiling {} "
+            "for {}; compiling here after {:.0f} s if it is not released",
+            seconds, path, FileLock::holder(path), spec.key.str(), spec.arch,
+            std::chrono::duration<double>(give_up_after).count());
         warned = true;
       }
       std::this_thread::sleep_for(nap);
     }
   }
   if (first_time("lock-failed:" + root_)) {
-    logger()->warn("moegemv: cannot lock {} ({}); compiling without cross-process coordination", path,
-                   error);
+    logger()->warn("moegemv: cannot lock {} ({}); compiling without cross-process coordination",
+                   path, error);
   }
   return std::nullopt;
 }
@@ -216,7 +220,8 @@ std::size_t DiskCache::walk(const std::function<bool(const std::string&)>& drop_
         bool busy = false;
         std::string error;
         if (older_than(path, kStaleAge)) {
-          if (auto lock = FileLock::acquire(path, /*wait=*/false, &busy, &error)) ::unlink(path.c_str());
+          if (auto lock = FileLock::acquire(path, /*wait=*/false, &busy, &error))
+            ::unlink(path.c_str());
         }
       } else if (path.find(".cubin.tmp.") != std::string::npos && older_than(path, kStaleAge)) {
         ::unlink(path.c_str());  // left behind by a process killed mid-publish (a younger one
@@ -241,7 +246,8 @@ std::vector<DiskEntryInfo> DiskCache::prune(const std::function<bool(const DiskE
     paths.insert(entry.path);
     picked.push_back(std::move(entry));
   }
-  if (!dry_run) walk([&](const std::string& path) { return paths.count(path) > 0; }, /*sweep_files=*/true);
+  if (!dry_run)
+    walk([&](const std::string& path) { return paths.count(path) > 0; }, /*sweep_files=*/true);
   return picked;
 }
 

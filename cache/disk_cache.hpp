@@ -40,9 +40,10 @@ class DiskCache {
   /// and its pid; past `give_up_after` the wait ends. nullopt (after a warning) when the lock
   /// cannot be taken: the caller compiles anyway (publication is atomic; a second compile is
   /// only wasted work).
-  std::optional<FileLock> lock(const EntrySpec& spec, const std::string& content_hash,
-                               std::chrono::milliseconds warn_after = std::chrono::seconds(10),
-                               std::chrono::milliseconds give_up_after = std::chrono::seconds(120)) const;
+  std::optional<FileLock> lock(
+      const EntrySpec& spec, const std::string& content_hash,
+      std::chrono::milliseconds warn_after = std::chrono::seconds(10),
+      std::chrono::milliseconds give_up_after = std::chrono::seconds(120)) const;
 
   /// Publishes an entry atomically; false if it could not be saved (warned about once per root,
   /// the rest at debug level).
@@ -61,7 +62,8 @@ class DiskCache {
   std::string shard_dir(const std::string& content_hash) const;
   // Walks the shards: an entry file goes where `drop_entry(path)` says so; with `sweep_files`,
   // lock and temp files untouched for an hour go too. Returns the entries removed.
-  std::size_t walk(const std::function<bool(const std::string&)>& drop_entry, bool sweep_files) const;
+  std::size_t walk(const std::function<bool(const std::string&)>& drop_entry,
+                   bool sweep_files) const;
 
   std::string root_;
   bool writable_ = false;

@@ -105,7 +105,7 @@ bool make_private_dir(const std::string& dir, std::string* error) {
     *error = "cannot create it: " + errno_text(errno);
     return false;
   }
-  struct stat st{};
+  struct stat st {};
   if (::lstat(dir.c_str(), &st) != 0) {
     *error = errno_text(errno);
     return false;

@@ -44,7 +44,8 @@ std::string disk_root(const Options& options) {
   if (options.cache_dir_private && !make_private_dir(options.cache_dir, &error)) {
     if (first_time("unsafe-root:" + options.cache_dir)) {
       logger()->warn(
-          "moegemv: not using the cache directory {} ({}); it is the fallback under /tmp taken when "
+          "moegemv: not using the cache directory {} ({}); it is the fallback under /tmp taken "
+          "when "
           "MOEGEMV_CACHE_DIR, XDG_CACHE_HOME and HOME are all unset. Kernels are compiled in "
           "memory only; set MOEGEMV_CACHE_DIR to a directory of your own.",
           options.cache_dir, error);

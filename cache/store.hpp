@@ -75,7 +75,8 @@ class CubinStore {
   std::size_t clear();  ///< removes every entry, returns how many
   /// Removes the entries `stale` picks (none if dry_run) and, like clear, lock and temp files
   /// untouched for an hour; returns the entries picked.
-  std::vector<DiskEntryInfo> prune(const std::function<bool(const DiskEntryInfo&)>& stale, bool dry_run);
+  std::vector<DiskEntryInfo> prune(const std::function<bool(const DiskEntryInfo&)>& stale,
+                                   bool dry_run);
 
  private:
   struct Impl;

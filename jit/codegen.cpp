@@ -207,7 +207,8 @@ KernelConfig kernel_config(const Key& key, const std::string& tune) {
     else if (field == "early" && !gu && value <= 1) c.early = value;
     else if (field == "launch" && !gu && value <= 2) c.launch = value;
     else if (field == "wstage" && !gu && value <= 2) c.wstage = value;
-    else if (field == "timeline" && value <= (gu ? 1 : 7)) c.timeline = value;
+    else if (field == "timeline" && value <= (gu ? 1 : 7))
+      c.timeline = value;
     else if (field == "maxreg" && (value == 0 || (value >= 24 && value <= 255)))
       c.maxreg = value, maxreg_set = true;
     else if (field == "m1pipe" && gu && value <= 8) c.m1_pipe = value;
@@ -216,15 +217,18 @@ KernelConfig kernel_config(const Key& key, const std::string& tune) {
     else if (field == "bindex" && value <= 1) c.bindex = value;
     else if (field == "gcount" && !gu && value <= 1) c.gcount = value;
     else if (field == "shx" && gu && value <= 2) c.shx = value;
-    else throw ArgumentError("MOEGEMV_TUNE",
-                             "warps 1..32, pipe 1..8, direct 0|1, minb 1..16, l2 0|1, gu_ring 0|1, "
-                             "dc_ring 0|1|2, split 0|1, stream 0|1, dc_chunks 1..16, gu_slots 1..8, "
-                             "gu_stage 0|1, gu_order 0|1, gu_group 0|2..1024, gu_tiles 1|2, dc_group 0|2..16, dc_rings 1..14, dc_sahead 1|2, dc_runs 1|2, dc_lanes 0..3, "
-                             "dc_early 0|1, dc_launch 0..2, dc_wstage 0..2, gu_m1pipe 0..8, "
-                             "gu_m1minb 1..16, maxreg 0|24..255, decode 0..3, bindex 0|1, dc_gcount 0|1, gu_shx 0..2, "
-                             "timeline 0|1 (dc_ 0..7: mark points; diagnostic), "
-                             "knock 0..31 (diagnostic, wrong results)",
-                             item);
+    else
+      throw ArgumentError(
+          "MOEGEMV_TUNE",
+          "warps 1..32, pipe 1..8, direct 0|1, minb 1..16, l2 0|1, gu_ring 0|1, "
+          "dc_ring 0|1|2, split 0|1, stream 0|1, dc_chunks 1..16, gu_slots 1..8, "
+          "gu_stage 0|1, gu_order 0|1, gu_group 0|2..1024, gu_tiles 1|2, dc_group 0|2..16, "
+          "dc_rings 1..14, dc_sahead 1|2, dc_runs 1|2, dc_lanes 0..3, "
+          "dc_early 0|1, dc_launch 0..2, dc_wstage 0..2, gu_m1pipe 0..8, "
+          "gu_m1minb 1..16, maxreg 0|24..255, decode 0..3, bindex 0|1, dc_gcount 0|1, gu_shx 0..2, "
+          "timeline 0|1 (dc_ 0..7: mark points; diagnostic), "
+          "knock 0..31 (diagnostic, wrong results)",
+          item);
   }
   if (c.ring && !stream_set) c.stream = 0;  // a classic-kernel experiment
   if (c.stream) {

@@ -37,7 +37,8 @@ std::string parse_log_level(const std::string& value) {
   if (v == "error") return "err";
   for (const char* level : {"trace", "debug", "info", "warn", "err", "critical", "off"})
     if (v == level) return v;
-  throw ArgumentError("MOEGEMV_LOG_LEVEL", "trace|debug|info|warn|error|critical|off", "'" + value + "'");
+  throw ArgumentError("MOEGEMV_LOG_LEVEL", "trace|debug|info|warn|error|critical|off",
+                      "'" + value + "'");
 }
 }  // namespace
 

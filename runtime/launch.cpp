@@ -17,7 +17,8 @@ void explain_stream(CUstream stream, CUresult result) {
     throw ArgumentError("stream",
                         "a stream of the calling thread's current CUDA context (where the kernel "
                         "is loaded)",
-                        "a stream of another context (the launch failed with " + error_name(result) +
+                        "a stream of another context (the launch failed with " +
+                            error_name(result) +
                             "); make the stream's context current, e.g. cudaSetDevice");
   }
 }
@@ -46,7 +47,8 @@ void launch(CUfunction f, const LaunchConfig& config, CUstream stream, void* par
 
   void* params[] = {param_struct};
   const CUresult result = api().cuLaunchKernelEx(&launch_config, f, params, nullptr);
-  if (result != CUDA_SUCCESS) [[unlikely]] explain_stream(stream, result);
+  if (result != CUDA_SUCCESS) [[unlikely]]
+    explain_stream(stream, result);
   check(result, "cuLaunchKernelEx at launch.cpp");
 }
 

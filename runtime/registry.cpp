@@ -42,8 +42,8 @@ void load_group(LoadedKernel& kernel, const Key& key, const KernelConfig& config
   const int ctas = std::min(sms, key.h / 8);
   const int smem = down_group_smem_bytes(key.h, key.i, key.si, key.k, rings, ctas);
   if (rings == 0 || smem > kMaxSmemBytes) {
-    logger()->debug("moegemv: {}: grouped down unused ({} bytes of shared memory at {} CTAs)", key.str(),
-                    smem, ctas);
+    logger()->debug("moegemv: {}: grouped down unused ({} bytes of shared memory at {} CTAs)",
+                    key.str(), smem, ctas);
     return;
   }
   kernel.group = kernel.module.function(jit::group_kernel_name(key).c_str());
@@ -80,9 +80,10 @@ JitDisabledError not_loaded_during_capture(const Key& key, const std::string& ar
       k, arch,
       "the stream is being captured into a CUDA graph and this kernel is not loaded in this "
       "process yet (a module cannot be loaded during capture)",
-      fmt::format("before capturing, call moegemv::prepare for {} (C: moegemv_prepare(\"{}\")) or "
-                  "run the op once; `moegemv prewarm --key {} --arch {}` makes that load a cache hit",
-                  k, k, k, arch));
+      fmt::format(
+          "before capturing, call moegemv::prepare for {} (C: moegemv_prepare(\"{}\")) or "
+          "run the op once; `moegemv prewarm --key {} --arch {}` makes that load a cache hit",
+          k, k, k, arch));
 }
 
 KernelPtr load(const Key& key, const std::string& arch) {
@@ -179,7 +180,8 @@ KernelPtr kernel_for(const Key& key, bool capturing) {
     }
   }
   // ... nor waits for another thread's (SPEC 7: an error, never a stall).
-  if (capturing && (!future.valid() || future.wait_for(std::chrono::seconds(0)) != std::future_status::ready))
+  if (capturing &&
+      (!future.valid() || future.wait_for(std::chrono::seconds(0)) != std::future_status::ready))
     throw not_loaded_during_capture(key, current_arch());
   if (owner) {
     try {

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <span>
+
 namespace moegemv::detail {
 
 namespace {
@@ -84,23 +86,30 @@ Key make_key(Kind kind, std::int64_t h, std::int64_t i, std::int64_t si, std::in
 }
 
 std::int64_t bytes_of(const Tensor& t) {
-  const std::int64_t size = t.dtype == DType::kBF16 ? 2 : t.dtype == DType::kF32 || t.dtype == DType::kI32 ? 4 : 1;
+  const std::int64_t size = t.dtype == DType::kBF16                            ? 2
+                            : t.dtype == DType::kF32 || t.dtype == DType::kI32 ? 4
+                                                                               : 1;
   return t.numel() * size;
 }
 
 // An output must share no byte with any other argument: the kernels read their inputs while
 // writing (and read weights before the PDL wait), so an overlap gives wrong results silently.
-void check_disjoint(const Tensor& out, const char* out_name,
-                    std::initializer_list<std::pair<const Tensor*, const char*>> others) {
+struct Named {
+  const Tensor* t;
+  const char* name;
+};
+void check_disjoint(const Tensor& out, const char* out_name, std::span<const Named> others) {
   if (empty(out)) return;
   const std::uint64_t lo = out.ptr, hi = out.ptr + static_cast<std::uint64_t>(bytes_of(out));
   for (const auto& [t, name] : others) {
     if (empty(*t)) continue;
     const std::uint64_t tlo = t->ptr, thi = t->ptr + static_cast<std::uint64_t>(bytes_of(*t));
-    if (lo < thi && tlo < hi)
-      throw ArgumentError(out_name, fmt::format("memory that overlaps no other argument (it overlaps {} = {})",
-                                                name, t->describe()),
+    if (lo < thi && tlo < hi) {
+      throw ArgumentError(out_name,
+                          fmt::format("memory that overlaps no other argument (it overlaps {} = {})",
+                                      name, t->describe()),
                           out.describe());
+    }
   }
 }
 
@@ -119,15 +128,21 @@ GateUpLaunch validate(const GateUpArgs& a) {
   Expect(a.w1, "w1").dtype(DType::kU8).rank(3, "u8 [E, 2I, H/2]");
   const std::int64_t m = a.x.dim(0), h = a.x.dim(1), k = a.ids.dim(1), e = a.w1.dim(0);
   const std::int64_t i = a.w1.dim(1) / 2;
-  if (!empty(a.wsh)) Expect(a.wsh, "wsh").dtype(DType::kU8).rank(2, "u8 [2SI, H/2], or an empty view (no shared expert)");
+  if (!empty(a.wsh))
+    Expect(a.wsh, "wsh")
+        .dtype(DType::kU8)
+        .rank(2, "u8 [2SI, H/2], or an empty view (no shared expert)");
   const std::int64_t si = empty(a.wsh) ? 0 : a.wsh.dim(0) / 2;
-  if (m < 1 || m > kMaxTokens) throw ArgumentError("x", "bf16 [M, H] with 1 <= M <= 65536", a.x.describe());
-  if (e < 1 || e > kMaxExperts) throw ArgumentError("w1", "u8 [E, 2I, H/2] with 1 <= E <= 2^20", a.w1.describe());
+  if (m < 1 || m > kMaxTokens)
+    throw ArgumentError("x", "bf16 [M, H] with 1 <= M <= 65536", a.x.describe());
+  if (e < 1 || e > kMaxExperts)
+    throw ArgumentError("w1", "u8 [E, 2I, H/2] with 1 <= E <= 2^20", a.w1.describe());
   if (!empty(a.wsh) && si == 0)
-    throw ArgumentError("wsh", "u8 [2SI, H/2] with SI >= 64, or an empty view (no shared expert)", a.wsh.describe());
+    throw ArgumentError("wsh", "u8 [2SI, H/2] with SI >= 64, or an empty view (no shared expert)",
+                        a.wsh.describe());
   Key key = make_key(Kind::kGateUp, h, i, si, k,
-                     {"x (H = x.shape[1])", "w1 (I = w1.shape[1] / 2)", "wsh (SI = wsh.shape[0] / 2)",
-                      "ids (K = ids.shape[1])"});
+                     {"x (H = x.shape[1])", "w1 (I = w1.shape[1] / 2)",
+                      "wsh (SI = wsh.shape[0] / 2)", "ids (K = ids.shape[1])"});
   Expect(a.ids, "ids").shape({m, k}, "[M, K] with M = x.shape[0]").aligned(4);
   Expect(a.w1, "w1").shape({e, 2 * i, h / 2}, "[E, 2I, H/2] with H = x.shape[1]").aligned(16);
   Expect(a.w1_sf, "w1_sf")
@@ -150,11 +165,14 @@ GateUpLaunch validate(const GateUpArgs& a) {
       if (!empty(*t))
         throw ArgumentError(name, "an empty view when wsh is empty (SI = 0)", t->describe());
   }
-  check_disjoint(a.act, "act", {{&a.x, "x"}, {&a.ids, "ids"}, {&a.w1, "w1"}, {&a.w1_sf, "w1_sf"},
-                               {&a.alpha, "alpha"}, {&a.wsh, "wsh"}, {&a.ssh, "ssh"}, {&a.gssh, "gssh"},
-                               {&a.sact, "sact"}});
-  check_disjoint(a.sact, "sact", {{&a.x, "x"}, {&a.ids, "ids"}, {&a.w1, "w1"}, {&a.w1_sf, "w1_sf"},
-                                 {&a.alpha, "alpha"}, {&a.wsh, "wsh"}, {&a.ssh, "ssh"}, {&a.gssh, "gssh"}});
+  // clang-format off
+  const Named inputs[] = {{&a.x, "x"}, {&a.ids, "ids"}, {&a.w1, "w1"}, {&a.w1_sf, "w1_sf"},
+                          {&a.alpha, "alpha"}, {&a.wsh, "wsh"}, {&a.ssh, "ssh"}, {&a.gssh, "gssh"}};
+  // clang-format on
+  const Named sact[] = {{&a.sact, "sact"}};
+  check_disjoint(a.act, "act", inputs);
+  check_disjoint(a.act, "act", sact);
+  check_disjoint(a.sact, "sact", inputs);
   GateUpParams p{};
   p.x = ptr<const unsigned short>(a.x);
   p.ids = ptr<const int>(a.ids);
@@ -177,13 +195,18 @@ DownLaunch validate(const DownCombineArgs& a) {
   Expect(a.out, "out").dtype(DType::kBF16).rank(2, "bf16 [M, H]");
   const std::int64_t m = a.ids.dim(0), k = a.ids.dim(1), e = a.w2.dim(0), h = a.w2.dim(1);
   const std::int64_t i = a.w2.dim(2) * 2;
-  if (!empty(a.wsd)) Expect(a.wsd, "wsd").dtype(DType::kU8).rank(2, "u8 [H, SI/2], or an empty view (no shared expert)");
+  if (!empty(a.wsd))
+    Expect(a.wsd, "wsd")
+        .dtype(DType::kU8)
+        .rank(2, "u8 [H, SI/2], or an empty view (no shared expert)");
   const std::int64_t si = empty(a.wsd) ? 0 : a.wsd.dim(1) * 2;
-  if (m < 1 || m > kMaxTokens) throw ArgumentError("ids", "i32 [M, K] with 1 <= M <= 65536", a.ids.describe());
-  if (e < 1 || e > kMaxExperts) throw ArgumentError("w2", "u8 [E, H, I/2] with 1 <= E <= 2^20", a.w2.describe());
+  if (m < 1 || m > kMaxTokens)
+    throw ArgumentError("ids", "i32 [M, K] with 1 <= M <= 65536", a.ids.describe());
+  if (e < 1 || e > kMaxExperts)
+    throw ArgumentError("w2", "u8 [E, H, I/2] with 1 <= E <= 2^20", a.w2.describe());
   Key key = make_key(Kind::kDownCombine, h, i, si, k,
-                     {"w2 (H = w2.shape[1])", "w2 (I = 2 * w2.shape[2])", "wsd (SI = 2 * wsd.shape[1])",
-                      "ids (K = ids.shape[1])"});
+                     {"w2 (H = w2.shape[1])", "w2 (I = 2 * w2.shape[2])",
+                      "wsd (SI = 2 * wsd.shape[1])", "ids (K = ids.shape[1])"});
   Expect(a.ids, "ids").aligned(4);
   Expect(a.act, "act")
       .dtype(DType::kBF16)
@@ -210,9 +233,12 @@ DownLaunch validate(const DownCombineArgs& a) {
       if (!empty(*t))
         throw ArgumentError(name, "an empty view when wsd is empty (SI = 0)", t->describe());
   }
-  check_disjoint(a.out, "out", {{&a.act, "act"}, {&a.ids, "ids"}, {&a.tw, "tw"}, {&a.w2, "w2"},
-                               {&a.w2_sf, "w2_sf"}, {&a.alpha2, "alpha2"}, {&a.sact, "sact"},
-                               {&a.wsd, "wsd"}, {&a.ssd, "ssd"}, {&a.gssd, "gssd"}});
+  // clang-format off
+  const Named inputs[] = {{&a.act, "act"}, {&a.ids, "ids"}, {&a.tw, "tw"}, {&a.w2, "w2"},
+                          {&a.w2_sf, "w2_sf"}, {&a.alpha2, "alpha2"}, {&a.sact, "sact"},
+                          {&a.wsd, "wsd"}, {&a.ssd, "ssd"}, {&a.gssd, "gssd"}};
+  // clang-format on
+  check_disjoint(a.out, "out", inputs);
   DownParams p{};
   p.act = ptr<const unsigned short>(a.act);
   p.ids = ptr<const int>(a.ids);

@@ -63,7 +63,8 @@ std::vector<std::string> unusable_entries(const cache::Bundle& bundle) {
   std::vector<std::string> lines;
   for (const auto& e : bundle.entries()) {
     const std::string why = bundle_entry_unusable(bundle, e);
-    if (!why.empty()) lines.push_back(fmt::format("{} {}: not used by this build: {}", e.key, e.arch, why));
+    if (!why.empty())
+      lines.push_back(fmt::format("{} {}: not used by this build: {}", e.key, e.arch, why));
   }
   std::sort(lines.begin(), lines.end());
   return lines;

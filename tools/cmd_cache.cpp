@@ -107,15 +107,17 @@ void prune(bool dry_run, bool json) {
     }
   }
   if (json) {
-    nlohmann::ordered_json out = {{"root", store.root()},   {"dry_run", dry_run},
-                                  {"entries", picked.size()}, {"bytes", bytes},
+    nlohmann::ordered_json out = {{"root", store.root()},
+                                  {"dry_run", dry_run},
+                                  {"entries", picked.size()},
+                                  {"bytes", bytes},
                                   {"other_format_dirs", nlohmann::ordered_json::array()}};
     for (const auto& d : dirs) out["other_format_dirs"].push_back(d.string());
     fmt::print("{}\n", out.dump(2));
     return;
   }
-  fmt::print("{} {} stale entries ({}) from {}", dry_run ? "would remove" : "removed", picked.size(),
-             human_bytes(bytes), store.root().empty() ? "(no cache)" : store.root());
+  fmt::print("{} {} stale entries ({}) from {}", dry_run ? "would remove" : "removed",
+             picked.size(), human_bytes(bytes), store.root().empty() ? "(no cache)" : store.root());
   for (const auto& d : dirs) fmt::print(", and the other-format directory {}", d.string());
   fmt::print("\n");
 }
@@ -141,8 +143,9 @@ void add_cache_command(CLI::App& app) {
   CLI::App* c = cache->add_subcommand("clear", "Remove every cached entry");
   c->callback([] { clear(); });
   auto dry_run = std::make_shared<bool>(false);
-  CLI::App* p = cache->add_subcommand(
-      "prune", "Remove the entries this build can never read (other templates or NVRTC, other entry formats)");
+  CLI::App* p = cache->add_subcommand("prune",
+                                      "Remove the entries this build can never read (other "
+                                      "templates or NVRTC, other entry formats)");
   p->add_flag("--dry-run", *dry_run, "only say what would be removed");
   p->add_flag("--json", *json, "print JSON instead of a line");
   p->callback([dry_run, json] { prune(*dry_run, *json); });

@@ -60,6 +60,7 @@ void print_json(const std::vector<cache::EntrySpec>& specs, const std::vector<Fe
     }
     entries.push_back(std::move(e));
   }
+  // clang-format off
   nlohmann::ordered_json out = {{"compiled", c.compiled},
                                 {"cache_hits", c.cache_hits},
                                 {"bundle_hits", c.bundle_hits},
@@ -67,6 +68,7 @@ void print_json(const std::vector<cache::EntrySpec>& specs, const std::vector<Fe
                                 {"unsaved", c.unsaved},
                                 {"cache", detail::store().root()},
                                 {"entries", std::move(entries)}};
+  // clang-format on
   fmt::print("{}\n", out.dump(2));
 }
 
@@ -75,8 +77,8 @@ void print_text(const std::vector<cache::EntrySpec>& specs, const std::vector<Fe
   std::vector<std::vector<std::string>> rows = {{"source", "key", "arch", "ms", "bytes"}};
   for (std::size_t i = 0; i < specs.size(); ++i) {
     const auto& r = results[i];
-    rows.push_back({r.cubin && !r.cubin->saved ? "compiled, NOT SAVED" : r.source(), specs[i].key.str(),
-                    specs[i].arch,
+    rows.push_back({r.cubin && !r.cubin->saved ? "compiled, NOT SAVED" : r.source(),
+                    specs[i].key.str(), specs[i].arch,
                     r.cubin ? fmt::format("{:.1f}", r.cubin->ms) : "-",
                     r.cubin ? std::to_string(r.cubin->bytes.size()) : "-"});
   }
@@ -112,7 +114,8 @@ void run(const PrewarmOptions& options) {
                c.unsaved, specs.size(), store.root().empty() ? "(none)" : store.root(),
                store.writable() ? "writing failed, see the warning above" : "not writable");
   }
-  if (c.failed > 0) fmt::print(stderr, "moegemv: error: {} of {} entries failed\n", c.failed, specs.size());
+  if (c.failed > 0)
+    fmt::print(stderr, "moegemv: error: {} of {} entries failed\n", c.failed, specs.size());
   if (c.failed > 0 || c.unsaved > 0) throw CLI::RuntimeError(1);
 }
 

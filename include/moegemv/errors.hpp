@@ -61,7 +61,9 @@ class JitDisabledError : public Error {
  public:
   JitDisabledError(std::string key_, std::string arch_, std::string reason_, std::string fix_)
       : Error("kernel " + key_ + " for " + arch_ + ": " + reason_ + "; fix: " + fix_),
-        key(std::move(key_)), arch(std::move(arch_)), reason(std::move(reason_)),
+        key(std::move(key_)),
+        arch(std::move(arch_)),
+        reason(std::move(reason_)),
         fix(std::move(fix_)) {}
   const std::string key, arch, reason, fix;
 };

@@ -40,8 +40,9 @@ struct GateUpArgs {
   Tensor x;      ///< bf16 [M, H]
   Tensor ids;    ///< i32 [M, K]; -1 = skip the pair (expert-parallel); >= E is a caller error
   Tensor w1;     ///< u8 [E, 2I, H/2], FlashInfer [up; gate] 64-row interleave
-  Tensor w1_sf;  ///< u8/e4m3 storage of E * roundup(2I,128) * roundup(H/16,4) bytes, passed as a
-                 ///< flat or rank <= 4 view of that storage (a 6-D view, e.g. FlashInfer's, flattened)
+  Tensor
+      w1_sf;  ///< u8/e4m3 storage of E * roundup(2I,128) * roundup(H/16,4) bytes, passed as a
+              ///< flat or rank <= 4 view of that storage (a 6-D view, e.g. FlashInfer's, flattened)
   Tensor alpha;  ///< f32 [E]
   Tensor act;    ///< bf16 [M*K, I] (output)
   Tensor wsh;    ///< u8 [2SI, H/2], rows [gate; up]

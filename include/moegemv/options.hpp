@@ -12,7 +12,7 @@ struct Options {
   std::string cache_dir;
   bool cache_dir_private = false;
   std::vector<std::string> bundles;  ///< MOEGEMV_BUNDLE, ':'-separated
-  bool disable_jit = false;          ///< MOEGEMV_DISABLE_JIT: 1|true|yes|on (0|false|no|off|empty: off)
+  bool disable_jit = false;  ///< MOEGEMV_DISABLE_JIT: 1|true|yes|on (0|false|no|off|empty: off)
   /// MOEGEMV_LOG_LEVEL: trace|debug|info|warn|error|critical|off (any case; "warning", "err" too).
   std::string log_level = "warn";
   /// MOEGEMV_TUNE: kernel-config override for experiments, e.g. "gu_warps=8,dc_direct=1"

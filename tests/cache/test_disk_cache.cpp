@@ -219,19 +219,21 @@ TEST_CASE("clear leaves what a live process may be using: young temp and lock fi
   const DiskCache disk(store.root());
   const std::string hash = spec.content_hash();
   const std::string shard = store.root() + "/" + hash.substr(0, 2);
-  const std::string young_tmp = disk.entry_path(hash) + ".tmp.young", old_tmp = disk.entry_path(hash) + ".tmp.old";
+  const std::string young_tmp = disk.entry_path(hash) + ".tmp.young",
+                    old_tmp = disk.entry_path(hash) + ".tmp.old";
   const std::string old_lock = shard + "/" + std::string(32, 'a') + ".lock";
   for (const auto& path : {young_tmp, old_tmp, old_lock}) write_bytes(path, {1});
   write_bytes(disk.lock_path(hash), {1});  // a young lock
   const timespec two_hours_ago[2] = {{::time(nullptr) - 7200, 0}, {::time(nullptr) - 7200, 0}};
-  for (const auto& path : {old_tmp, old_lock}) REQUIRE(::utimensat(AT_FDCWD, path.c_str(), two_hours_ago, 0) == 0);
+  for (const auto& path : {old_tmp, old_lock})
+    REQUIRE(::utimensat(AT_FDCWD, path.c_str(), two_hours_ago, 0) == 0);
   CHECK(store.clear() == 1);
   CHECK(store.list().empty());
   CHECK(::access(young_tmp.c_str(), F_OK) == 0);  // maybe a publish in progress
   CHECK(::access(disk.lock_path(hash).c_str(), F_OK) == 0);
-  CHECK(::access(old_tmp.c_str(), F_OK) != 0);    // left by a killed process
+  CHECK(::access(old_tmp.c_str(), F_OK) != 0);  // left by a killed process
   CHECK(::access(old_lock.c_str(), F_OK) != 0);
-  CHECK(::access(shard.c_str(), F_OK) == 0);      // shard directories stay
+  CHECK(::access(shard.c_str(), F_OK) == 0);  // shard directories stay
 }
 
 TEST_CASE("prune removes the entries its predicate calls stale, and only those", "[cache]") {

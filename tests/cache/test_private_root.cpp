@@ -28,7 +28,7 @@ TEST_CASE("the /tmp fallback root is created private and used", "[cache]") {
   CountingCompiler compiler;
   CubinStore store(private_options(root));
   CHECK(store.writable());
-  struct stat st{};
+  struct stat st {};
   REQUIRE(::stat(root.c_str(), &st) == 0);
   CHECK((st.st_mode & 0777) == 0700);
   CHECK(store.get(spec, compiler.fn(spec)).saved);
@@ -60,7 +60,8 @@ TEST_CASE("a /tmp fallback root that others can write to is not used, not even r
   CHECK(logs.warnings() == 1);
 }
 
-TEST_CASE("a /tmp fallback root owned by another user, or not a directory, is not used", "[cache]") {
+TEST_CASE("a /tmp fallback root owned by another user, or not a directory, is not used",
+          "[cache]") {
   LogCapture logs;
   TempDir dir;
   const std::string root = dir / "fallback";

@@ -159,7 +159,8 @@ TEST_CASE("strict mode: a miss names the key and the prewarm command", "[cache]"
       FAIL("no JitDisabledError");
     } catch (const JitDisabledError& e) {
       CHECK(e.reason ==
-            "in no bundle or cache, and compiling is not allowed: the stream is being captured into a CUDA graph");
+            "in no bundle or cache, and compiling is not allowed: the stream is being captured "
+            "into a CUDA graph");
       CHECK_THAT(e.fix, Catch::Contains(prewarm));
     }
     CHECK(compiler.calls == 0);

@@ -307,9 +307,9 @@ TEST_CASE("bundle list, verify and info judge entries as the runtime does", "[cl
   // runtime skips it. list, verify and info must say so, not call it current.
   TempDir dir;
   const std::string bundle = dir / "tuned.moegemv";
-  const Result create = run_cli(
-      {"bundle", "create", "-o", bundle, "--key", kSmallKey, "--arch", "sm_90"}, dir,
-      {{"MOEGEMV_TUNE", "gu_warps=8"}});
+  const Result create =
+      run_cli({"bundle", "create", "-o", bundle, "--key", kSmallKey, "--arch", "sm_90"}, dir,
+              {{"MOEGEMV_TUNE", "gu_warps=8"}});
   INFO(create.err);
   REQUIRE(create.status == 0);
 
@@ -320,8 +320,8 @@ TEST_CASE("bundle list, verify and info judge entries as the runtime does", "[cl
   CHECK_THAT(manifest["entries"][0]["unusable_reason"].get<std::string>(),
              Contains("generated source or compile options differ"));
   // ... and usable under the tune it was built with.
-  const auto tuned =
-      parse_json(run_cli({"bundle", "list", bundle, "--json"}, dir, {{"MOEGEMV_TUNE", "gu_warps=8"}}));
+  const auto tuned = parse_json(
+      run_cli({"bundle", "list", bundle, "--json"}, dir, {{"MOEGEMV_TUNE", "gu_warps=8"}}));
   CHECK(tuned["entries"][0]["usable"] == true);
 
   const Result verify = run_cli({"bundle", "verify", bundle}, dir);

@@ -136,9 +136,8 @@ TEST_CASE("the streaming down compiles without spills with either scale feed and
 }
 
 TEST_CASE("the diagnostic CTA timeline compiles into both kernels without spills", "[nvrtc]") {
-  for (const char* tune :
-       {"gu_timeline=1", "dc_timeline=1", "dc_timeline=1,dc_stream=0", "dc_timeline=3", "dc_timeline=5",
-        "dc_timeline=6", "dc_timeline=7"}) {
+  for (const char* tune : {"gu_timeline=1", "dc_timeline=1", "dc_timeline=1,dc_stream=0",
+                           "dc_timeline=3", "dc_timeline=5", "dc_timeline=6", "dc_timeline=7"}) {
     const Key key{tune[0] == 'g' ? Kind::kGateUp : Kind::kDownCombine, 7168, 2048, 2048, 8};
     INFO(key.str() << " " << tune);
     auto out = jit::compile(jit::generate_source(key, "sm_90", tune), key.str(), "sm_90",

@@ -18,12 +18,16 @@ class ScopedEnv {
  public:
   ScopedEnv(const char* name, const char* value) : name_(name) {
     if (const char* old = std::getenv(name)) old_ = old, had_ = true;
-    if (value) setenv(name, value, 1);
-    else unsetenv(name);
+    if (value)
+      setenv(name, value, 1);
+    else
+      unsetenv(name);
   }
   ~ScopedEnv() {
-    if (had_) setenv(name_, old_.c_str(), 1);
-    else unsetenv(name_);
+    if (had_)
+      setenv(name_, old_.c_str(), 1);
+    else
+      unsetenv(name_);
   }
   ScopedEnv(const ScopedEnv&) = delete;
   ScopedEnv& operator=(const ScopedEnv&) = delete;
@@ -48,7 +52,8 @@ TEST_CASE("MOEGEMV_DISABLE_JIT takes the usual spellings and refuses others", "[
   CHECK_FALSE(Options::from_env().disable_jit);
   ScopedEnv bad("MOEGEMV_DISABLE_JIT", "enabled");
   CHECK_THROWS_AS(Options::from_env(), ArgumentError);
-  CHECK_THROWS_WITH(Options::from_env(), Catch::Contains("MOEGEMV_DISABLE_JIT") && Catch::Contains("enabled"));
+  CHECK_THROWS_WITH(Options::from_env(),
+                    Catch::Contains("MOEGEMV_DISABLE_JIT") && Catch::Contains("enabled"));
 }
 
 TEST_CASE("MOEGEMV_LOG_LEVEL: spdlog's names in any case, others refused", "[options]") {
@@ -64,7 +69,8 @@ TEST_CASE("MOEGEMV_LOG_LEVEL: spdlog's names in any case, others refused", "[opt
     CHECK(Options::from_env().log_level == level);
   }
   ScopedEnv bad("MOEGEMV_LOG_LEVEL", "verbose");
-  CHECK_THROWS_WITH(Options::from_env(), Catch::Contains("MOEGEMV_LOG_LEVEL") && Catch::Contains("verbose"));
+  CHECK_THROWS_WITH(Options::from_env(),
+                    Catch::Contains("MOEGEMV_LOG_LEVEL") && Catch::Contains("verbose"));
 }
 
 TEST_CASE("the cache directory's fallbacks, the last one per user and private", "[options]") {

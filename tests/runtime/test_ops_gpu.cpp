@@ -102,7 +102,8 @@ TEST_CASE("a compile during graph capture is refused with the key named", "[gpu]
   CHECK(r.pass);
 }
 
-TEST_CASE("capture with a cached kernel not yet loaded: refused at once, cache entry kept", "[gpu]") {
+TEST_CASE("capture with a cached kernel not yet loaded: refused at once, cache entry kept",
+          "[gpu]") {
   // Session 15's review: loading a module during capture fails (CUDA_ERROR_STREAM_CAPTURE_*),
   // and the registry took any load failure for a bad cubin and deleted the cache entry.
   MOEGEMV_REQUIRE_GPU();
@@ -120,9 +121,11 @@ TEST_CASE("capture with a cached kernel not yet loaded: refused at once, cache e
     INFO(e.what());
   }
   CHECK(refused);
-  // The entry is still there (a hit, nothing compiled) and loads outside capture; then capture works.
-  CHECK(detail::store().get(spec, [&]() -> std::vector<std::uint8_t> { throw std::runtime_error("compiled"); },
-                            /*allow_compile=*/false).origin != cache::Origin::kCompiled);
+  // The entry is still there (a hit: compiling is not allowed here) and loads outside capture;
+  // then capture works.
+  auto no_compile = []() -> std::vector<std::uint8_t> { throw std::runtime_error("compiled"); };
+  const auto kept = detail::store().get(spec, no_compile, /*allow_compile=*/false);
+  CHECK(kept.origin != cache::Origin::kCompiled);
   prepare(key);
   CHECK_NOTHROW(driver::capture(gpu().stream.get(), [&] { detail::kernel_for(key, true); }));
 }
@@ -152,7 +155,8 @@ TEST_CASE("an expert id >= E writes NaN where it is used, and nowhere else", "[g
     for (int i = 0; i < shape.I; ++i)
       (p == bad_pair ? act_nan_bad : act_nan_other) += is_nan(act[p * shape.I + i]);
   for (int t = 0; t < 2; ++t)
-    for (int n = 0; n < shape.H; ++n) (t == 0 ? out_nan_bad : out_nan_other) += is_nan(out[t * shape.H + n]);
+    for (int n = 0; n < shape.H; ++n)
+      (t == 0 ? out_nan_bad : out_nan_other) += is_nan(out[t * shape.H + n]);
   CHECK(act_nan_bad == shape.I);
   CHECK(act_nan_other == 0);  // the poison (0xFFFF) is a NaN too: every other element written
   CHECK(out_nan_bad == shape.H);
@@ -163,10 +167,11 @@ TEST_CASE("a thread with no current context gets MOEGEMV_ERROR_CUDA saying so", 
   MOEGEMV_REQUIRE_GPU();
   moegemv_status status = MOEGEMV_OK;
   std::string message;
-  std::thread([&] {  // a fresh thread: no context is current on it
+  std::thread fresh([&] {  // no context is current on a fresh thread
     status = moegemv_prepare("gate_up:2048:512:512:10");
     message = moegemv_last_error();
-  }).join();
+  });
+  fresh.join();
   CHECK(status == MOEGEMV_ERROR_CUDA);
   CHECK_THAT(message, Catch::Contains("no current CUDA context"));
 }

@@ -105,7 +105,8 @@ TEST_CASE("gate_up validation names the bad argument", "[key][api]") {
   a.act = Tensor(a.x.ptr, DType::kBF16, {12, 128});  // written over x
   CHECK_THAT(error_of(a), Catch::StartsWith("act |") && Catch::Contains("overlaps x"));
   a = good_gate_up();
-  a.sact = Tensor(a.act.ptr + 12 * 128 * 2 - 16, DType::kBF16, {3, 128});  // its first bytes in act's last row
+  a.sact = Tensor(a.act.ptr + 12 * 128 * 2 - 16, DType::kBF16,
+                  {3, 128});  // its first bytes in act's last row
   CHECK_THAT(error_of(a), Catch::StartsWith("act |") && Catch::Contains("overlaps sact"));
   a = good_gate_up();
   a.x = Tensor(addr(1), DType::kBF16, {3, 100});  // H = 100
