@@ -1,6 +1,7 @@
 #pragma once
-// A bundle: many cubins in one versioned file, shipped with a deployment so that no process needs
-// NVRTC at run time. Layout v1 (little-endian):
+// A bundle: many cubins in one versioned file, shipped with a deployment so that no process
+// compiles at run time (libnvrtc is still linked, and its minor version is part of each entry's
+// content hash). Layout v1 (little-endian):
 //   char[8] "MOEGEMVB" | u32 format version | u32 entry count | u64 manifest size
 //   | manifest: JSON {"entries": [...], "format_version": N}, compact, keys sorted
 //   | cubins, each at its manifest "offset", counted from the first byte after the manifest.
