@@ -29,9 +29,11 @@ struct Slot {
   std::shared_ptr<spdlog::logger> current;
 };
 
+// Never destroyed: destructors of other statics (driver modules unloaded at exit, files closed)
+// may still log after this translation unit's statics are gone.
 Slot& slot() {
-  static Slot s;
-  return s;
+  static Slot* s = new Slot;
+  return *s;
 }
 
 }  // namespace
