@@ -115,7 +115,7 @@ std::optional<FileLock> DiskCache::lock(const EntrySpec& spec, const std::string
       }
       if (!busy) break;
       const auto waited = Clock::now() - start;
-      if (!announced) {
+      if (!announced && logger()->should_log(spdlog::level::info)) {  // (reads the lock file)
         announced = true;
         logger()->info("moegemv: waiting for another process compiling {} for {} (lock {}, {})",
                        spec.key.str(), spec.arch, path, FileLock::holder(path));

@@ -165,9 +165,11 @@ GateUpLaunch validate(const GateUpArgs& a) {
       if (!empty(*t))
         throw ArgumentError(name, "an empty view when wsh is empty (SI = 0)", t->describe());
   }
+  const Tensor none;  // gssh is read only with a shared expert
   // clang-format off
   const Named inputs[] = {{&a.x, "x"}, {&a.ids, "ids"}, {&a.w1, "w1"}, {&a.w1_sf, "w1_sf"},
-                          {&a.alpha, "alpha"}, {&a.wsh, "wsh"}, {&a.ssh, "ssh"}, {&a.gssh, "gssh"}};
+                          {&a.alpha, "alpha"}, {&a.wsh, "wsh"}, {&a.ssh, "ssh"},
+                          {si > 0 ? &a.gssh : &none, "gssh"}};
   // clang-format on
   const Named sact[] = {{&a.sact, "sact"}};
   check_disjoint(a.act, "act", inputs);
@@ -233,10 +235,11 @@ DownLaunch validate(const DownCombineArgs& a) {
       if (!empty(*t))
         throw ArgumentError(name, "an empty view when wsd is empty (SI = 0)", t->describe());
   }
+  const Tensor none;  // gssd is read only with a shared expert
   // clang-format off
   const Named inputs[] = {{&a.act, "act"}, {&a.ids, "ids"}, {&a.tw, "tw"}, {&a.w2, "w2"},
                           {&a.w2_sf, "w2_sf"}, {&a.alpha2, "alpha2"}, {&a.sact, "sact"},
-                          {&a.wsd, "wsd"}, {&a.ssd, "ssd"}, {&a.gssd, "gssd"}};
+                          {&a.wsd, "wsd"}, {&a.ssd, "ssd"}, {si > 0 ? &a.gssd : &none, "gssd"}};
   // clang-format on
   check_disjoint(a.out, "out", inputs);
   DownParams p{};

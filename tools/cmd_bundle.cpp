@@ -154,8 +154,10 @@ void verify(const std::string& path) {
              report.checked);
   // An entry this build would skip is a failure: a deployment relying on the bundle would
   // compile (or, with MOEGEMV_DISABLE_JIT=1, fail) at run time.
-  const auto unusable = unusable_entries(bundle);
-  report.failures.insert(report.failures.end(), unusable.begin(), unusable.end());
+  if (bundle.format_version() == static_cast<std::uint32_t>(cache::kFormatVersion)) {
+    const auto unusable = unusable_entries(bundle);  // (another format: said once above)
+    report.failures.insert(report.failures.end(), unusable.begin(), unusable.end());
+  }
   if (driver::available()) {
     std::size_t loaded = 0;
     auto failures = load_on_device(bundle, &loaded);

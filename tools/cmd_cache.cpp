@@ -2,6 +2,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
+#include <chrono>
 #include <filesystem>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -26,24 +28,52 @@ cache::CubinStore open_cache() {
   return cache::CubinStore(options);
 }
 
+namespace fs = std::filesystem;
+
 // An entry this build can never read: made from other templates or by another NVRTC (each is
-// part of every content hash this build computes). Entries of another MOEGEMV_TUNE are not.
-bool stale(const cache::DiskEntryInfo& e) {
+// part of every content hash this build computes). Entries of another MOEGEMV_TUNE are not. In
+// a cache shared by several installed moegemv builds these are the others' entries: prune takes
+// only those not written for `--older-than` days.
+bool other_build(const cache::DiskEntryInfo& e) {
   return e.template_hash != jit::templates_hash() || e.nvrtc_version != jit::nvrtc_version();
 }
 
-// The cache directories of other entry formats (<dir>/v<N>, N != this build's), none of which
-// this build reads.
-std::vector<std::filesystem::path> other_format_dirs(const cache::CubinStore& store) {
-  std::vector<std::filesystem::path> dirs;
-  if (store.root().empty()) return dirs;
-  const std::filesystem::path root(store.root());
+bool older_than_days(const fs::path& path, double days) {
   std::error_code ec;
-  for (const auto& d : std::filesystem::directory_iterator(root.parent_path(), ec)) {
+  const auto written = fs::last_write_time(path, ec);
+  if (ec) return false;
+  const auto age = fs::file_time_type::clock::now() - written;
+  return std::chrono::duration<double, std::ratio<86400>>(age).count() >= days;
+}
+
+// <dir>/v<N> (N != this build's format) that holds only a moegemv cache's files (two-hex shard
+// directories of .cubin, .lock and .cubin.tmp.* files), none written for `days`: another entry
+// format's cache, which this build never reads. Anything else under that name is left alone.
+std::vector<fs::path> other_format_dirs(const cache::CubinStore& store, double days) {
+  std::vector<fs::path> dirs;
+  if (store.root().empty()) return dirs;
+  const fs::path root(store.root());
+  std::error_code ec;
+  auto is_cache_file = [&](const fs::directory_entry& f) {
+    const std::string name = f.path().filename().string();
+    const bool ours = name.ends_with(".cubin") || name.ends_with(".lock") ||
+                      name.find(".cubin.tmp.") != std::string::npos;
+    return ours && f.is_regular_file(ec) && older_than_days(f.path(), days);
+  };
+  for (const auto& d : fs::directory_iterator(root.parent_path(), ec)) {
     const std::string name = d.path().filename().string();
     const bool versioned = name.size() > 1 && name[0] == 'v' &&
                            name.find_first_not_of("0123456789", 1) == std::string::npos;
-    if (versioned && d.is_directory(ec) && d.path() != root) dirs.push_back(d.path());
+    if (!versioned || !d.is_directory(ec) || d.path() == root) continue;
+    bool cache_like = true;
+    for (const auto& shard : fs::directory_iterator(d.path(), ec)) {
+      const std::string s = shard.path().filename().string();
+      cache_like = cache_like && s.size() == 2 && std::isxdigit(static_cast<unsigned char>(s[0])) &&
+                   std::isxdigit(static_cast<unsigned char>(s[1])) && shard.is_directory(ec);
+      if (!cache_like) break;
+      for (const auto& f : fs::directory_iterator(shard.path(), ec)) cache_like = cache_like && is_cache_file(f);
+    }
+    if (cache_like && !ec) dirs.push_back(d.path());
   }
   return dirs;
 }
@@ -76,12 +106,12 @@ void stats(bool json) {
   std::uint64_t total = 0;
   std::size_t stale_count = 0;
   const auto entries = store.list();
-  for (const auto& e : entries) total += e.bytes, stale_count += stale(e);
+  for (const auto& e : entries) total += e.bytes, stale_count += other_build(e);
   if (json) {
     nlohmann::ordered_json out = {{"root", store.root()},
                                   {"writable", store.writable()},
                                   {"count", entries.size()},
-                                  {"stale", stale_count},
+                                  {"other_builds", stale_count},
                                   {"total_bytes", total}};
     fmt::print("{}\n", out.dump(2));
     return;
@@ -89,16 +119,18 @@ void stats(bool json) {
   print_table({{"root", store.root()},
                {"writable", store.writable() ? "yes" : "no"},
                {"count", std::to_string(entries.size())},
-               {"stale (`cache prune`)", std::to_string(stale_count)},
+               {"of other builds (`cache prune`)", std::to_string(stale_count)},
                {"total bytes", fmt::format("{} ({})", total, human_bytes(total))}});
 }
 
-void prune(bool dry_run, bool json) {
+void prune(double days, bool dry_run, bool json) {
   auto store = open_cache();
-  const auto picked = store.prune(stale, dry_run);
+  const auto picked = store.prune(
+      [days](const cache::DiskEntryInfo& e) { return other_build(e) && older_than_days(e.path, days); },
+      dry_run);
   std::uint64_t bytes = 0;
   for (const auto& e : picked) bytes += e.bytes;
-  const auto dirs = other_format_dirs(store);
+  const auto dirs = other_format_dirs(store, days);
   if (!dry_run) {
     for (const auto& d : dirs) {
       std::error_code ec;
@@ -116,8 +148,9 @@ void prune(bool dry_run, bool json) {
     fmt::print("{}\n", out.dump(2));
     return;
   }
-  fmt::print("{} {} stale entries ({}) from {}", dry_run ? "would remove" : "removed",
-             picked.size(), human_bytes(bytes), store.root().empty() ? "(no cache)" : store.root());
+  fmt::print("{} {} entries of other builds, unwritten for {} days ({}) from {}",
+             dry_run ? "would remove" : "removed", picked.size(), days, human_bytes(bytes),
+             store.root().empty() ? "(no cache)" : store.root());
   for (const auto& d : dirs) fmt::print(", and the other-format directory {}", d.string());
   fmt::print("\n");
 }
@@ -143,12 +176,16 @@ void add_cache_command(CLI::App& app) {
   CLI::App* c = cache->add_subcommand("clear", "Remove every cached entry");
   c->callback([] { clear(); });
   auto dry_run = std::make_shared<bool>(false);
-  CLI::App* p = cache->add_subcommand("prune",
-                                      "Remove the entries this build can never read (other "
-                                      "templates or NVRTC, other entry formats)");
+  auto days = std::make_shared<double>(7.0);
+  CLI::App* p = cache->add_subcommand(
+      "prune",
+      "Remove entries this build can never read (other templates or NVRTC: other builds' entries, "
+      "if several share the cache) and other entry formats' directories, unwritten for some days");
+  p->add_option("--older-than", *days, "days since an entry was written (default 7; 0: all)")
+      ->check(CLI::NonNegativeNumber);
   p->add_flag("--dry-run", *dry_run, "only say what would be removed");
   p->add_flag("--json", *json, "print JSON instead of a line");
-  p->callback([dry_run, json] { prune(*dry_run, *json); });
+  p->callback([days, dry_run, json] { prune(*days, *dry_run, *json); });
 }
 
 }  // namespace moegemv::cli

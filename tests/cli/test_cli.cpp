@@ -333,23 +333,31 @@ TEST_CASE("bundle list, verify and info judge entries as the runtime does", "[cl
   CHECK_THAT(info.out, Contains("1 entries (0 usable by this build)"));
 }
 
-TEST_CASE("cache prune keeps this build's entries and drops other entry formats", "[cli]") {
+TEST_CASE("cache prune: other entry formats' caches, by age, and nothing else", "[cli]") {
   TempDir dir;
   REQUIRE(run_cli({"prewarm", "--key", kSmallKey, "--arch", "sm_90"}, dir).status == 0);
-  fs::create_directories(dir.path() / "cache" / "v0" / "ab");  // an older format's directory
+  fs::create_directories(dir.path() / "cache" / "v0" / "ab");  // an older format's cache
   { std::ofstream(dir / "cache/v0/ab/old.cubin") << "old"; }
+  fs::create_directories(dir.path() / "cache" / "v9");  // not a cache: never touched
+  { std::ofstream(dir / "cache/v9/notes.txt") << "mine"; }
   auto stats = parse_json(run_cli({"cache", "stats", "--json"}, dir));
-  CHECK(stats["stale"] == 0);
-  const auto dry = parse_json(run_cli({"cache", "prune", "--dry-run", "--json"}, dir));
-  CHECK(dry["entries"] == 0);
+  CHECK(stats["other_builds"] == 0);
+  // Written just now: kept by the default age (7 days).
+  const auto young = parse_json(run_cli({"cache", "prune", "--json"}, dir));
+  CHECK(young["entries"] == 0);
+  CHECK(young["other_format_dirs"].empty());
+  CHECK(fs::exists(dir.path() / "cache" / "v0"));
+  const auto dry = parse_json(run_cli({"cache", "prune", "--older-than", "0", "--dry-run", "--json"}, dir));
   REQUIRE(dry["other_format_dirs"].size() == 1);
   CHECK(fs::exists(dir.path() / "cache" / "v0"));
-  const Result pruned = run_cli({"cache", "prune"}, dir);
+  const Result pruned = run_cli({"cache", "prune", "--older-than", "0"}, dir);
   INFO(pruned.err);
   CHECK(pruned.status == 0);
-  CHECK_THAT(pruned.out, Contains("removed 0 stale entries") && Contains("v0"));
+  CHECK_THAT(pruned.out, Contains("removed 0 entries of other builds") && Contains("v0"));
   CHECK_FALSE(fs::exists(dir.path() / "cache" / "v0"));
+  CHECK(fs::exists(dir.path() / "cache" / "v9" / "notes.txt"));
   CHECK(parse_json(run_cli({"cache", "stats", "--json"}, dir))["count"] == 1);
+  CHECK(run_cli({"cache", "prune", "--older-than", "-1"}, dir).status != 0);
 }
 
 TEST_CASE("cache stats, ls and clear", "[cli]") {
