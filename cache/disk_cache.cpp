@@ -1,6 +1,5 @@
 #include "cache/disk_cache.hpp"
 
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -32,18 +31,33 @@ bool is_shard_name(const std::string& name) {
          std::isxdigit(static_cast<unsigned char>(name[1]));
 }
 
-// Whether `path` was last modified more than `age` ago (false if it cannot be read). Lock and
-// temp files younger than that may belong to a process in the middle of using them.
-bool older_than(const std::string& path, std::chrono::seconds age) {
-  struct stat st {};
-  if (::stat(path.c_str(), &st) != 0) return false;
-  return std::chrono::system_clock::now() - std::chrono::system_clock::from_time_t(st.st_mtime) >
-         age;
+// The files of a shard directory, by name.
+enum class FileKind { kEntry, kLock, kTemp, kOther };
+FileKind file_kind(const std::string& name) {
+  if (ends_with(name, ".cubin")) return FileKind::kEntry;
+  if (ends_with(name, ".lock")) return FileKind::kLock;
+  if (name.find(".cubin.tmp.") != std::string::npos) return FileKind::kTemp;
+  return FileKind::kOther;
 }
 
+// Lock and temp files younger than this may belong to a process in the middle of using them.
 constexpr std::chrono::seconds kStaleAge = std::chrono::hours(1);
 
 }  // namespace
+
+bool holds_only_cache_files(const std::string& dir, std::chrono::seconds min_age) {
+  std::error_code ec;
+  for (const auto& shard : fs::directory_iterator(dir, ec)) {
+    if (!is_shard_name(shard.path().filename().string()) || !shard.is_directory(ec)) return false;
+    for (const auto& file : fs::directory_iterator(shard.path(), ec)) {
+      const std::string path = file.path().string();
+      if (file_kind(path) == FileKind::kOther || !file.is_regular_file(ec) ||
+          !older_than(path, min_age))
+        return false;
+    }
+  }
+  return !ec;
+}
 
 DiskCache::DiskCache(std::string root) : root_(std::move(root)) {
   if (root_.empty()) return;  // none configured (or refused, with its own warning): memory-only
@@ -210,11 +224,12 @@ std::size_t DiskCache::walk(const std::function<bool(const std::string&)>& drop_
       files.push_back(file.path().string());
     }
     for (const auto& path : files) {
-      if (ends_with(path, ".cubin")) {
+      const FileKind kind = file_kind(path);
+      if (kind == FileKind::kEntry) {
         if (drop_entry(path) && ::unlink(path.c_str()) == 0) ++removed;
       } else if (!sweep_files) {
         continue;
-      } else if (ends_with(path, ".lock")) {
+      } else if (kind == FileKind::kLock) {
         // Only idle locks untouched for an hour go: a process may have opened a younger one and
         // not locked it yet, and unlinking it then could let two processes compile the entry.
         bool busy = false;
@@ -223,7 +238,7 @@ std::size_t DiskCache::walk(const std::function<bool(const std::string&)>& drop_
           if (auto lock = FileLock::acquire(path, /*wait=*/false, &busy, &error))
             ::unlink(path.c_str());
         }
-      } else if (path.find(".cubin.tmp.") != std::string::npos && older_than(path, kStaleAge)) {
+      } else if (kind == FileKind::kTemp && older_than(path, kStaleAge)) {
         ::unlink(path.c_str());  // left behind by a process killed mid-publish (a younger one
                                  // may be a publish in progress)
       }

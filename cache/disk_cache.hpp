@@ -13,6 +13,10 @@
 
 namespace moegemv::cache {
 
+/// Whether `dir` holds nothing but a cache root's layout (two-hex shard directories of entry, lock
+/// and temp files), none modified for `min_age`: e.g. another entry format's root, safe to drop.
+bool holds_only_cache_files(const std::string& dir, std::chrono::seconds min_age);
+
 class DiskCache {
  public:
   enum class Status { kHit, kMissing, kCorrupt };

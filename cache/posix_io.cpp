@@ -100,6 +100,13 @@ bool make_dirs(const std::string& path, std::string* error) {
   return false;
 }
 
+bool older_than(const std::string& path, std::chrono::seconds age) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) return false;
+  return std::chrono::system_clock::now() - std::chrono::system_clock::from_time_t(st.st_mtime) >=
+         age;
+}
+
 bool make_private_dir(const std::string& dir, std::string* error) {
   if (::mkdir(dir.c_str(), 0700) != 0 && errno != EEXIST) {
     *error = "cannot create it: " + errno_text(errno);

@@ -1,6 +1,7 @@
 #pragma once
 // POSIX file helpers for the disk cache and bundles: owned descriptors, whole-file reads, atomic
 // publication (temp + fsync + rename + directory fsync) and advisory flock locks.
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -49,6 +50,9 @@ bool make_dirs(const std::string& path, std::string* error);
 /// link) owned by this process's effective user that nobody else can write to; false with why in
 /// `*error` otherwise. For a predictable path under /tmp, which anyone may have created first.
 bool make_private_dir(const std::string& dir, std::string* error);
+
+/// Whether `path` was last modified at least `age` ago (false if it cannot be read).
+bool older_than(const std::string& path, std::chrono::seconds age);
 
 /// Whether a file can be created in `dir` (creates and removes a probe file). Sets `*error`.
 bool probe_writable(const std::string& dir, std::string* error);

@@ -2,13 +2,13 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <cctype>
 #include <chrono>
 #include <filesystem>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <tuple>
 
+#include "cache/disk_cache.hpp"
 #include "cache/store.hpp"
 #include "jit/nvrtc.hpp"
 #include "jit/templates.hpp"
@@ -38,42 +38,25 @@ bool other_build(const cache::DiskEntryInfo& e) {
   return e.template_hash != jit::templates_hash() || e.nvrtc_version != jit::nvrtc_version();
 }
 
-bool older_than_days(const fs::path& path, double days) {
-  std::error_code ec;
-  const auto written = fs::last_write_time(path, ec);
-  if (ec) return false;
-  const auto age = fs::file_time_type::clock::now() - written;
-  return std::chrono::duration<double, std::ratio<86400>>(age).count() >= days;
+std::chrono::seconds days_to_seconds(double days) {
+  return std::chrono::seconds(static_cast<long long>(days * 86400));
 }
 
-// <dir>/v<N> (N != this build's format) that holds only a moegemv cache's files (two-hex shard
-// directories of .cubin, .lock and .cubin.tmp.* files), none written for `days`: another entry
-// format's cache, which this build never reads. Anything else under that name is left alone.
+// <dir>/v<N> (N != this build's format) holding nothing but a cache's files, none written for
+// `days`: another entry format's cache, which this build never reads. Anything else under that
+// name is left alone.
 std::vector<fs::path> other_format_dirs(const cache::CubinStore& store, double days) {
   std::vector<fs::path> dirs;
   if (store.root().empty()) return dirs;
   const fs::path root(store.root());
   std::error_code ec;
-  auto is_cache_file = [&](const fs::directory_entry& f) {
-    const std::string name = f.path().filename().string();
-    const bool ours = name.ends_with(".cubin") || name.ends_with(".lock") ||
-                      name.find(".cubin.tmp.") != std::string::npos;
-    return ours && f.is_regular_file(ec) && older_than_days(f.path(), days);
-  };
   for (const auto& d : fs::directory_iterator(root.parent_path(), ec)) {
     const std::string name = d.path().filename().string();
     const bool versioned = name.size() > 1 && name[0] == 'v' &&
                            name.find_first_not_of("0123456789", 1) == std::string::npos;
-    if (!versioned || !d.is_directory(ec) || d.path() == root) continue;
-    bool cache_like = true;
-    for (const auto& shard : fs::directory_iterator(d.path(), ec)) {
-      const std::string s = shard.path().filename().string();
-      cache_like = cache_like && s.size() == 2 && std::isxdigit(static_cast<unsigned char>(s[0])) &&
-                   std::isxdigit(static_cast<unsigned char>(s[1])) && shard.is_directory(ec);
-      if (!cache_like) break;
-      for (const auto& f : fs::directory_iterator(shard.path(), ec)) cache_like = cache_like && is_cache_file(f);
-    }
-    if (cache_like && !ec) dirs.push_back(d.path());
+    if (versioned && d.is_directory(ec) && d.path() != root &&
+        cache::holds_only_cache_files(d.path().string(), days_to_seconds(days)))
+      dirs.push_back(d.path());
   }
   return dirs;
 }
@@ -126,7 +109,9 @@ void stats(bool json) {
 void prune(double days, bool dry_run, bool json) {
   auto store = open_cache();
   const auto picked = store.prune(
-      [days](const cache::DiskEntryInfo& e) { return other_build(e) && older_than_days(e.path, days); },
+      [days](const cache::DiskEntryInfo& e) {
+        return other_build(e) && cache::older_than(e.path, days_to_seconds(days));
+      },
       dry_run);
   std::uint64_t bytes = 0;
   for (const auto& e : picked) bytes += e.bytes;

@@ -18,14 +18,20 @@ Options private_options(const std::string& dir) {
   options.cache_dir_private = true;
   return options;
 }
-}  // namespace
 
-TEST_CASE("the /tmp fallback root is created private and used", "[cache]") {
+// A fallback root to be under a scratch directory, one spec, a counting compiler, the logs.
+struct Fallback {
   LogCapture logs;
   TempDir dir;
   const std::string root = dir / "fallback";
   const EntrySpec spec = make_spec();
   CountingCompiler compiler;
+};
+}  // namespace
+
+TEST_CASE("the /tmp fallback root is created private and used", "[cache]") {
+  Fallback f;
+  auto& [logs, dir, root, spec, compiler] = f;
   CubinStore store(private_options(root));
   CHECK(store.writable());
   struct stat st {};
@@ -37,11 +43,8 @@ TEST_CASE("the /tmp fallback root is created private and used", "[cache]") {
 }
 
 TEST_CASE("a /tmp fallback root that others can write to is not used, not even read", "[cache]") {
-  LogCapture logs;
-  TempDir dir;
-  const std::string root = dir / "fallback";
-  const EntrySpec spec = make_spec();
-  CountingCompiler compiler;
+  Fallback f;
+  auto& [logs, dir, root, spec, compiler] = f;
   {  // what another user could have prepared: the directory, world-writable, with an entry in it
     CubinStore planted(options_for(root));
     REQUIRE(planted.get(spec, compiler.fn(spec)).saved);
