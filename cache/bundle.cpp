@@ -53,9 +53,20 @@ BundleEntry entry_from_json(const json& j, const std::string& path) {
 
 }  // namespace
 
+bool serves(const BundleEntry& entry, const EntrySpec& spec) {
+  if (entry.key != spec.key.str() || entry.arch != spec.arch ||
+      entry.template_hash != spec.template_hash) {
+    return false;
+  }
+  if (entry.nvrtc_version == spec.nvrtc_version) return entry.content_hash == spec.content_hash();
+  EntrySpec as_built = spec;
+  as_built.nvrtc_version = entry.nvrtc_version;
+  return entry.content_hash == as_built.content_hash();
+}
+
 std::string mismatch_reason(const Bundle& bundle, const BundleEntry& entry, const EntrySpec& spec) {
   const bool current = bundle.format_version() == static_cast<std::uint32_t>(kFormatVersion);
-  if (current && entry.content_hash == spec.content_hash()) return "";
+  if (current && serves(entry, spec)) return "";
   std::vector<std::string> reasons;
   if (!current) {
     reasons.push_back(fmt::format("bundle format v{}, this build needs v{}",
@@ -64,10 +75,6 @@ std::string mismatch_reason(const Bundle& bundle, const BundleEntry& entry, cons
   if (entry.template_hash != spec.template_hash) {
     reasons.push_back(fmt::format("template hash {}, this build has {}", entry.template_hash,
                                   spec.template_hash));
-  }
-  if (entry.nvrtc_version != spec.nvrtc_version) {
-    reasons.push_back(
-        fmt::format("NVRTC {}, this build uses {}", entry.nvrtc_version, spec.nvrtc_version));
   }
   if (reasons.empty()) reasons.push_back("generated source or compile options differ");
   return fmt::format("{}", fmt::join(reasons, "; "));
@@ -187,16 +194,24 @@ std::optional<std::vector<std::uint8_t>> Bundle::read_entry(std::size_t index,
   return cubin;
 }
 
-std::optional<std::vector<std::uint8_t>> Bundle::find(const EntrySpec& spec) const {
+const BundleEntry* Bundle::entry_for(const EntrySpec& spec,
+                                     const std::set<std::string>& skip) const {
+  if (format_version_ != static_cast<std::uint32_t>(kFormatVersion)) return nullptr;
+  // serves() re-checks what the hash covers, so that a hand-edited manifest cannot lie.
   auto it = by_hash_.find(spec.content_hash());
-  if (it == by_hash_.end()) return std::nullopt;
-  // The hash already covers these; checking them too keeps a hand-edited manifest from lying.
-  const BundleEntry& entry = entries_[it->second];
-  if (entry.key != spec.key.str() || entry.arch != spec.arch ||
-      entry.nvrtc_version != spec.nvrtc_version || entry.template_hash != spec.template_hash) {
-    return std::nullopt;
+  if (it != by_hash_.end() && !skip.count(it->first) && serves(entries_[it->second], spec)) {
+    return &entries_[it->second];
   }
-  return find(entry.content_hash);
+  for (const BundleEntry& entry : entries_) {
+    if (!skip.count(entry.content_hash) && serves(entry, spec)) return &entry;
+  }
+  return nullptr;
+}
+
+std::optional<std::vector<std::uint8_t>> Bundle::find(const EntrySpec& spec) const {
+  const BundleEntry* entry = entry_for(spec);
+  if (entry == nullptr) return std::nullopt;
+  return find(entry->content_hash);
 }
 
 std::optional<std::vector<std::uint8_t>> Bundle::find(const std::string& content_hash) const {

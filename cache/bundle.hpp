@@ -1,7 +1,9 @@
 #pragma once
 // A bundle: many cubins in one versioned file, shipped with a deployment so that no process
-// compiles at run time (libnvrtc is still linked, and its minor version is part of each entry's
-// content hash). Layout v1 (little-endian):
+// compiles at run time, nor needs NVRTC at all. An entry serves every process that generates the
+// same source and options for its key and arch, whatever NVRTC that process has, or none (the
+// NVRTC that built it is part of its content hash, so the test re-hashes with that version: see
+// serves()). Layout v1 (little-endian):
 //   char[8] "MOEGEMVB" | u32 format version | u32 entry count | u64 manifest size
 //   | manifest: JSON {"entries": [...], "format_version": N}, compact, keys sorted
 //   | cubins, each at its manifest "offset", counted from the first byte after the manifest.
@@ -11,6 +13,7 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -39,8 +42,13 @@ struct VerifyReport {
   bool ok() const { return failures.empty(); }
 };
 
+/// Whether `entry` holds the cubin for `spec`: same key, arch and templates, and the content hash
+/// of `spec` built by the entry's NVRTC (which may not be this process's: a cubin's code does not
+/// depend on the NVRTC of the process that loads it; the driver alone decides if it loads).
+bool serves(const BundleEntry& entry, const EntrySpec& spec);
+
 /// Why `entry` of `bundle` does not serve `spec` (its key and arch), or "" if it does: the
-/// runtime's own test (format version and content hash), with the differing parts named.
+/// runtime's own test (format version and serves()), with the differing parts named.
 std::string mismatch_reason(const Bundle& bundle, const BundleEntry& entry, const EntrySpec& spec);
 
 class BundleWriter {
@@ -73,9 +81,16 @@ class Bundle {
   std::uint32_t format_version() const { return format_version_; }
   const std::vector<BundleEntry>& entries() const { return entries_; }
 
-  /// The cubin whose content hash is spec.content_hash(), checksum verified. nullopt if absent;
-  /// nullopt plus a warning if its bytes are damaged.
+  /// The entry that serves `spec` and whose content hash is not in `skip`: the one built by
+  /// this process's NVRTC if present, else one built by another. nullptr if none (or if the
+  /// bundle is of another format version).
+  const BundleEntry* entry_for(const EntrySpec& spec,
+                               const std::set<std::string>& skip = {}) const;
+
+  /// The cubin of entry_for(spec), checksum verified. nullopt if absent; nullopt plus a warning
+  /// if its bytes are damaged.
   std::optional<std::vector<std::uint8_t>> find(const EntrySpec& spec) const;
+  /// The cubin of the entry with this content hash, as find(spec).
   std::optional<std::vector<std::uint8_t>> find(const std::string& content_hash) const;
 
   /// Reads every cubin and checks its checksum.

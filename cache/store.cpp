@@ -60,8 +60,7 @@ std::string disk_root(const Options& options) {
 struct CubinStore::Impl {
   explicit Impl(const Options& options_in) : options(options_in), disk(disk_root(options_in)) {}
 
-  std::optional<std::vector<std::uint8_t>> from_bundles(const EntrySpec& spec,
-                                                        const std::string& hash);
+  std::optional<Cubin> from_bundles(const EntrySpec& spec);
   std::optional<std::vector<std::uint8_t>> from_disk(const EntrySpec& spec, const std::string& hash,
                                                      bool* warned);
 
@@ -69,21 +68,26 @@ struct CubinStore::Impl {
   DiskCache disk;
   std::mutex mutex;  // guards the two members below
   std::vector<std::shared_ptr<const Bundle>> bundles;
-  std::set<std::string> discarded;  // content hashes whose bundle copies must be skipped
+  std::set<std::string> discarded;  // content hashes of bundle entries that must be skipped
 };
 
-std::optional<std::vector<std::uint8_t>> CubinStore::Impl::from_bundles(const EntrySpec& spec,
-                                                                        const std::string& hash) {
+std::optional<Cubin> CubinStore::Impl::from_bundles(const EntrySpec& spec) {
   std::vector<std::shared_ptr<const Bundle>> snapshot;
+  std::set<std::string> skip;
   {
     std::lock_guard lock(mutex);
-    if (discarded.count(hash)) return std::nullopt;
     snapshot = bundles;
+    skip = discarded;
   }
   const std::string key = spec.key.str();
   for (const auto& bundle : snapshot) {
-    if (auto cubin = bundle->find(hash)) {
-      logger()->debug("moegemv: {} for {} from bundle {}", key, spec.arch, bundle->path());
+    const BundleEntry* entry = bundle->entry_for(spec, skip);
+    if (entry == nullptr) continue;
+    if (auto bytes = bundle->find(entry->content_hash)) {
+      logger()->debug("moegemv: {} for {} from bundle {} (built by NVRTC {})", key, spec.arch,
+                      bundle->path(), entry->nvrtc_version);
+      Cubin cubin{std::move(*bytes), Origin::kBundle};
+      cubin.entry_hash = entry->content_hash;
       return cubin;
     }
   }
@@ -143,8 +147,9 @@ void CubinStore::add_bundle(const std::string& path) {
 Cubin CubinStore::get(const EntrySpec& spec, const CompileFn& compile, bool allow_compile) {
   const auto start = Clock::now();
   const std::string hash = spec.content_hash();
-  if (auto bytes = impl_->from_bundles(spec, hash)) {
-    return {std::move(*bytes), Origin::kBundle, ms_since(start)};
+  if (auto cubin = impl_->from_bundles(spec)) {
+    cubin->ms = ms_since(start);
+    return std::move(*cubin);
   }
   bool warned = false;
   if (auto bytes = impl_->from_disk(spec, hash, &warned)) {
@@ -172,15 +177,15 @@ Cubin CubinStore::get(const EntrySpec& spec, const CompileFn& compile, bool allo
   return {std::move(cubin), Origin::kCompiled, compile_ms, saved};
 }
 
-void CubinStore::discard(const EntrySpec& spec, const std::string& reason) {
-  const std::string hash = spec.content_hash();
-  logger()->warn("moegemv: discarding cubin {} for {} ({}); it will be recompiled", spec.key.str(),
-                 spec.arch, reason);
-  {
+void CubinStore::discard(const EntrySpec& spec, const Cubin& cubin, const std::string& reason) {
+  logger()->warn("moegemv: discarding the {} cubin {} for {} ({}); it will be recompiled",
+                 origin_name(cubin.origin), spec.key.str(), spec.arch, reason);
+  if (cubin.origin == Origin::kBundle) {
     std::lock_guard lock(impl_->mutex);
-    impl_->discarded.insert(hash);
+    impl_->discarded.insert(cubin.entry_hash);
+  } else if (impl_->disk.writable()) {
+    impl_->disk.remove(spec.content_hash());
   }
-  if (impl_->disk.writable()) impl_->disk.remove(hash);
 }
 
 const std::string& CubinStore::root() const { return impl_->disk.root(); }

@@ -39,6 +39,9 @@ struct Cubin {
   /// the disk cache. False: compiled and kept in memory only (no writable cache, or the save
   /// failed; warned about), so the next process compiles it again.
   bool saved = true;
+  /// The content hash of the bundle entry it came from (kBundle only): the spec's own, or that of
+  /// the same source built by another NVRTC.
+  std::string entry_hash{};
 };
 
 using CompileFn = std::function<std::vector<std::uint8_t>()>;
@@ -64,9 +67,10 @@ class CubinStore {
   /// `allow_compile == false` has the same effect for one call (used during graph capture).
   Cubin get(const EntrySpec& spec, const CompileFn& compile, bool allow_compile = true);
 
-  /// For a cubin that `get` returned but the driver could not load: logs a warning, removes its
-  /// disk entry and skips its bundle copies in this store, so the next `get` recompiles it.
-  void discard(const EntrySpec& spec, const std::string& reason);
+  /// For a cubin that `get` returned but the driver could not load: logs a warning and removes
+  /// its disk entry, or skips its bundle entry in this store, so that the next `get` looks
+  /// further (another bundle entry for the same source, the disk) or recompiles it.
+  void discard(const EntrySpec& spec, const Cubin& cubin, const std::string& reason);
 
   /// Disk-cache housekeeping for the CLI.
   const std::string& root() const;

@@ -66,6 +66,7 @@ Options Options::from_env() {
   }
   options.disable_jit = parse_flag("MOEGEMV_DISABLE_JIT", env("MOEGEMV_DISABLE_JIT"));
   options.tune = env("MOEGEMV_TUNE");
+  options.nvrtc_library = env("MOEGEMV_NVRTC_LIBRARY");
   const std::string level = env("MOEGEMV_LOG_LEVEL");
   if (!level.empty()) options.log_level = parse_log_level(level);
   return options;

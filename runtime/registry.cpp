@@ -121,7 +121,7 @@ KernelPtr load(const Key& key, const std::string& arch) {
     } catch (const CudaError& e) {
       // A stored cubin the driver rejects is a miss: drop it and rebuild once.
       if (attempt > 0 || cubin.origin == cache::Origin::kCompiled || !rejects_image(e)) throw;
-      store().discard(spec, e.what());
+      store().discard(spec, cubin, e.what());
     }
   }
 }

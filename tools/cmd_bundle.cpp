@@ -1,7 +1,7 @@
 // `moegemv bundle create|list|verify`: many cubins in one file, shipped with a deployment so that
-// no process compiles at run time (MOEGEMV_BUNDLE=FILE). libnvrtc is still linked and its
-// version is part of every entry's identity: the deployment needs the NVRTC minor version that
-// built the bundle (`bundle list` shows it; `bundle verify` fails on entries it would skip).
+// no process compiles at run time (MOEGEMV_BUNDLE=FILE) and none needs NVRTC. An entry serves
+// any process that generates the same source and options, whatever its NVRTC (cache::serves);
+// `bundle list` shows which entries this build takes, `bundle verify` fails on those it would skip.
 #include <fmt/format.h>
 
 #include <algorithm>

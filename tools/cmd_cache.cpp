@@ -11,6 +11,7 @@
 #include "cache/disk_cache.hpp"
 #include "cache/store.hpp"
 #include "jit/nvrtc.hpp"
+#include "jit/nvrtc_api.hpp"
 #include "jit/templates.hpp"
 #include "moegemv/errors.hpp"
 #include "moegemv/options.hpp"
@@ -33,9 +34,12 @@ namespace fs = std::filesystem;
 // An entry this build can never read: made from other templates or by another NVRTC (each is
 // part of every content hash this build computes). Entries of another MOEGEMV_TUNE are not. In
 // a cache shared by several installed moegemv builds these are the others' entries: prune takes
-// only those not written for `--older-than` days.
+// only those not written for `--older-than` days. Without NVRTC, whose entries are this build's
+// cannot be told by NVRTC version (stats counts by templates alone; prune refuses).
 bool other_build(const cache::DiskEntryInfo& e) {
-  return e.template_hash != jit::templates_hash() || e.nvrtc_version != jit::nvrtc_version();
+  const std::string nvrtc = jit::nvrtc_version();
+  return e.template_hash != jit::templates_hash() ||
+         (nvrtc != jit::kNoNvrtc && e.nvrtc_version != nvrtc);
 }
 
 std::chrono::seconds days_to_seconds(double days) {
@@ -107,6 +111,13 @@ void stats(bool json) {
 }
 
 void prune(double days, bool dry_run, bool json) {
+  std::string why;
+  if (jit::nvrtc_api_or_null(&why) == nullptr) {
+    throw Error(fmt::format(
+        "cache prune: NVRTC could not be loaded ({}), so the entries of this build's NVRTC "
+        "cannot be told from other builds'; nothing removed (set MOEGEMV_NVRTC_LIBRARY)",
+        why));
+  }
   auto store = open_cache();
   const auto picked = store.prune(
       [days](const cache::DiskEntryInfo& e) {

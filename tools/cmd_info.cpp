@@ -8,6 +8,7 @@
 #include "cache/bundle.hpp"
 #include "cache/store.hpp"
 #include "jit/nvrtc.hpp"
+#include "jit/nvrtc_api.hpp"
 #include "jit/templates.hpp"
 #include "moegemv/moegemv.hpp"
 #include "moegemv/options.hpp"
@@ -60,8 +61,12 @@ nlohmann::ordered_json collect() {
   Options disk_only = options;
   disk_only.bundles.clear();  // reported below, each with its own error
   const cache::CubinStore store(disk_only);
+  std::string nvrtc_error;
+  const jit::NvrtcApi* nvrtc = jit::nvrtc_api_or_null(&nvrtc_error);
   return {{"moegemv", version()},
           {"nvrtc", jit::nvrtc_version()},
+          {"nvrtc_library", nvrtc != nullptr ? nvrtc->path : ""},
+          {"nvrtc_error", nvrtc_error},
           {"nvrtc_archs", jit::supported_archs()},
           {"template_hash", jit::templates_hash()},
           {"cache_root", store.root()},
@@ -73,8 +78,14 @@ nlohmann::ordered_json collect() {
 
 void print_text(const nlohmann::ordered_json& info) {
   fmt::print("moegemv        {}\n", info["moegemv"].get<std::string>());
-  fmt::print("NVRTC          {} (archs: {})\n", info["nvrtc"].get<std::string>(),
-             fmt::join(info["nvrtc_archs"].get<std::vector<std::string>>(), " "));
+  if (info["nvrtc_library"].get<std::string>().empty()) {
+    fmt::print("NVRTC          none: {} (kernels come from bundles only)\n",
+               info["nvrtc_error"].get<std::string>());
+  } else {
+    fmt::print("NVRTC          {} from {} (archs: {})\n", info["nvrtc"].get<std::string>(),
+               info["nvrtc_library"].get<std::string>(),
+               fmt::join(info["nvrtc_archs"].get<std::vector<std::string>>(), " "));
+  }
   fmt::print("template hash  {}\n", info["template_hash"].get<std::string>());
   fmt::print("cache          {} ({})\n", info["cache_root"].get<std::string>(),
              info["cache_writable"].get<bool>() ? "writable" : "read-only: memory-only");

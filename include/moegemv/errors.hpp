@@ -54,9 +54,9 @@ class CacheError : public Error {
   const std::string path;
 };
 
-/// A kernel is needed but getting it now is not allowed: compiling under MOEGEMV_DISABLE_JIT=1,
-/// or loading (or compiling) while the stream is being captured into a CUDA graph. Names the key
-/// and what fixes it.
+/// A kernel is needed but getting it now is not allowed or not possible: compiling under
+/// MOEGEMV_DISABLE_JIT=1 or without a loadable NVRTC, or loading (or compiling) while the stream
+/// is being captured into a CUDA graph. Names the key and what fixes it.
 class JitDisabledError : public Error {
  public:
   JitDisabledError(std::string key_, std::string arch_, std::string reason_, std::string fix_)

@@ -18,6 +18,10 @@ struct Options {
   /// MOEGEMV_TUNE: kernel-config override for experiments, e.g. "gu_warps=8,dc_direct=1"
   /// (keys gu_/dc_ + warps|pipe|direct|minb). Part of the generated source, so of the cache key.
   std::string tune;
+  /// MOEGEMV_NVRTC_LIBRARY: the libnvrtc to open (a path, or a name for the loader's search);
+  /// empty: libnvrtc.so.<major> from the search path, then from the build's toolkit. Opened only
+  /// when a kernel must be compiled.
+  std::string nvrtc_library;
 
   /// Reads the environment now (tests use this to build variants). A value it cannot read
   /// (MOEGEMV_DISABLE_JIT, MOEGEMV_LOG_LEVEL) is an ArgumentError naming the variable.

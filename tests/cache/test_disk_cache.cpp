@@ -188,7 +188,7 @@ TEST_CASE("discard removes an unloadable entry so that it is rebuilt", "[cache]"
   CountingCompiler compiler;
   CubinStore store(options_for(dir.path()));
   store.get(spec, compiler.fn(spec));
-  store.discard(spec, "CUDA_ERROR_INVALID_IMAGE");
+  store.discard(spec, store.get(spec, compiler.fn(spec)), "CUDA_ERROR_INVALID_IMAGE");
   CHECK(logs.warnings("CUDA_ERROR_INVALID_IMAGE") == 1);
   CHECK(::access(entry_file(store, spec).c_str(), F_OK) != 0);
   CHECK(store.get(spec, compiler.fn(spec)).origin == Origin::kCompiled);

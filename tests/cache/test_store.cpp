@@ -67,11 +67,13 @@ TEST_CASE("stale bundle entries are skipped with one warning per bundle", "[cach
   TempDir dir;
   EntrySpec old_a = make_spec(0), old_b = make_spec(1);
   old_a.template_hash = old_b.template_hash = "aaaaaaaaaaaaaaaa";
-  EntrySpec old_nvrtc = make_spec(0);
-  old_nvrtc.nvrtc_version = "12.8";
+  // Built from other source by another NVRTC: the NVRTC alone would not have made it stale.
+  EntrySpec old_source = make_spec(0);
+  old_source.source += "// other codegen\n";
+  old_source.nvrtc_version = "12.8";
   Options options = options_for(dir / "cache");
   options.bundles = {write_bundle(dir / "templates.bundle", {old_a, old_b}),
-                     write_bundle(dir / "nvrtc.bundle", {old_nvrtc})};
+                     write_bundle(dir / "source.bundle", {old_source})};
   CubinStore store(options);
 
   CountingCompiler compiler;
@@ -86,8 +88,72 @@ TEST_CASE("stale bundle entries are skipped with one warning per bundle", "[cach
   CHECK(logs.warnings() == 2);
   CHECK(logs.warnings("templates.bundle") == 1);
   CHECK(logs.warnings("template hash aaaaaaaaaaaaaaaa") == 1);
-  CHECK(logs.warnings("nvrtc.bundle") == 1);
-  CHECK(logs.warnings("NVRTC 12.8") == 1);
+  CHECK(logs.warnings("source.bundle") == 1);
+  CHECK(logs.warnings("generated source or compile options differ") == 1);
+}
+
+TEST_CASE("a bundle serves processes with another NVRTC or none, this NVRTC's entry first",
+          "[cache][bundle]") {
+  LogCapture logs;
+  TempDir dir;
+  const EntrySpec spec = make_spec();  // this process: NVRTC 13.0
+  EntrySpec built_by_12 = spec;
+  built_by_12.nvrtc_version = "12.8";
+  REQUIRE(built_by_12.content_hash() != spec.content_hash());
+  CountingCompiler compiler;
+
+  SECTION("another NVRTC's entry serves, and a process without NVRTC takes it too") {
+    Options options = options_for(dir / "cache");
+    options.bundles = {write_bundle(dir / "old.bundle", {built_by_12}, 1)};
+    CubinStore store(options);
+    const Cubin cubin = store.get(spec, compiler.fn(spec));
+    CHECK(cubin.origin == Origin::kBundle);
+    CHECK(cubin.entry_hash == built_by_12.content_hash());
+    CHECK(cubin.bytes.back() == 1);
+    EntrySpec no_nvrtc = spec;
+    no_nvrtc.nvrtc_version = "none";
+    CHECK(store.get(no_nvrtc, compiler.fn(no_nvrtc)).origin == Origin::kBundle);
+    CHECK(compiler.calls == 0);
+    CHECK(logs.warnings() == 0);
+
+    // One the driver rejected is passed over: the next get compiles.
+    store.discard(spec, cubin, "CUDA_ERROR_UNSUPPORTED_PTX_VERSION");
+    CHECK(store.get(spec, compiler.fn(spec)).origin == Origin::kCompiled);
+    CHECK(compiler.calls == 1);
+  }
+  SECTION("with both in one bundle, this NVRTC's build is served, then the other") {
+    BundleWriter writer;
+    auto mine = fake_cubin(spec), theirs = fake_cubin(built_by_12);
+    writer.add(built_by_12, theirs);
+    writer.add(spec, mine);
+    writer.write(dir / "both.bundle");
+    Options options = options_for(dir / "cache");
+    options.bundles = {dir / "both.bundle"};
+    CubinStore store(options);
+    const Cubin first = store.get(spec, compiler.fn(spec));
+    CHECK(first.bytes == mine);
+    CHECK(first.entry_hash == spec.content_hash());
+    store.discard(spec, first, "CUDA_ERROR_INVALID_IMAGE");
+    const Cubin second = store.get(spec, compiler.fn(spec));
+    CHECK(second.origin == Origin::kBundle);
+    CHECK(second.bytes == theirs);
+    CHECK(compiler.calls == 0);
+  }
+  SECTION("an entry whose manifest names another key or arch never serves") {
+    for (auto edit : {+[](EntrySpec& s) { s.arch = "sm_100a"; },
+                      +[](EntrySpec& s) { s.template_hash = "fedcba9876543210"; }}) {
+      EntrySpec other = built_by_12;
+      edit(other);
+      BundleEntry entry{spec.key.str(), spec.arch, other.nvrtc_version, spec.template_hash,
+                        other.content_hash()};
+      CHECK_FALSE(serves(entry, spec));
+    }
+    BundleEntry honest{spec.key.str(), spec.arch, built_by_12.nvrtc_version, spec.template_hash,
+                       built_by_12.content_hash()};
+    CHECK(serves(honest, spec));
+    honest.key = make_spec(1).key.str();
+    CHECK_FALSE(serves(honest, spec));
+  }
 }
 
 TEST_CASE("a bundle of another format version is skipped with a warning", "[cache][bundle]") {

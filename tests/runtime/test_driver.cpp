@@ -1,6 +1,5 @@
 // The driver layer: loading libcuda, devices, memory, streams/events/graphs, modules, launch.
 // The [gpu] tests need a CUDA device and skip visibly without one; the rest run anywhere.
-#include <nvrtc.h>
 
 #include <algorithm>
 #include <catch2/catch.hpp>
@@ -14,6 +13,7 @@
 #include <vector>
 
 #include "gpu_guard.hpp"
+#include "jit/nvrtc.hpp"
 #include "moegemv/errors.hpp"
 #include "runtime/device.hpp"
 #include "runtime/driver.hpp"
@@ -56,28 +56,8 @@ struct Add1Params {
   int n;
 };
 
-struct ProgramDeleter {
-  void operator()(nvrtcProgram* program) const noexcept { nvrtcDestroyProgram(program); }
-};
-
 std::vector<std::uint8_t> compile_add1(const std::string& arch) {
-  nvrtcProgram raw = nullptr;
-  REQUIRE(nvrtcCreateProgram(&raw, kAdd1Source, "add1.cu", 0, nullptr, nullptr) == NVRTC_SUCCESS);
-  std::unique_ptr<nvrtcProgram, ProgramDeleter> program(&raw);
-  const std::string arch_option = "--gpu-architecture=" + arch;
-  const char* options[] = {arch_option.c_str()};
-  if (nvrtcCompileProgram(raw, 1, options) != NVRTC_SUCCESS) {
-    std::size_t log_size = 0;
-    nvrtcGetProgramLogSize(raw, &log_size);
-    std::string log(log_size, '\0');
-    nvrtcGetProgramLog(raw, log.data());
-    FAIL("NVRTC failed for " << arch << ":\n" << log);
-  }
-  std::size_t size = 0;
-  REQUIRE(nvrtcGetCUBINSize(raw, &size) == NVRTC_SUCCESS);
-  std::vector<std::uint8_t> cubin(size);
-  REQUIRE(nvrtcGetCUBIN(raw, reinterpret_cast<char*>(cubin.data())) == NVRTC_SUCCESS);
-  return cubin;
+  return moegemv::jit::compile(kAdd1Source, "add1", arch, {"--gpu-architecture=" + arch}).cubin;
 }
 
 drv::DeviceInfo fake_device(int major, int minor) {
