@@ -1,7 +1,7 @@
 #pragma once
 // libnvrtc, opened at run time like libcuda and never linked: a process whose kernels all come
-// from a bundle (or the disk cache) needs no NVRTC installed, and one that has it pays for
-// loading it only at its first compile.
+// from a bundle needs no NVRTC installed. Where it is installed it is opened at the first kernel
+// lookup, not the first compile: its version is part of every cache entry's identity.
 #include <nvrtc.h>
 
 #include <string>

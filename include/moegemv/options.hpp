@@ -19,8 +19,8 @@ struct Options {
   /// (keys gu_/dc_ + warps|pipe|direct|minb). Part of the generated source, so of the cache key.
   std::string tune;
   /// MOEGEMV_NVRTC_LIBRARY: the libnvrtc to open (a path, or a name for the loader's search);
-  /// empty: libnvrtc.so.<major> from the search path, then from the build's toolkit. Opened only
-  /// when a kernel must be compiled.
+  /// empty: libnvrtc.so.<major> from the search path, then from the build's toolkit. Opened at
+  /// the first kernel lookup; without it, kernels come from bundles only.
   std::string nvrtc_library;
 
   /// Reads the environment now (tests use this to build variants). A value it cannot read
