@@ -100,6 +100,14 @@ bool make_dirs(const std::string& path, std::string* error) {
   return false;
 }
 
+bool could_create(const std::string& path) {
+  std::filesystem::path at = std::filesystem::absolute(path);
+  std::error_code ec;
+  while (!std::filesystem::exists(at, ec) && at.has_parent_path() && at != at.parent_path())
+    at = at.parent_path();
+  return std::filesystem::is_directory(at, ec) && ::access(at.c_str(), W_OK | X_OK) == 0;
+}
+
 bool older_than(const std::string& path, std::chrono::seconds age) {
   struct stat st {};
   if (::stat(path.c_str(), &st) != 0) return false;

@@ -54,6 +54,10 @@ bool make_private_dir(const std::string& dir, std::string* error);
 /// Whether `path` was last modified at least `age` ago (false if it cannot be read).
 bool older_than(const std::string& path, std::chrono::seconds age);
 
+/// Whether `path`, which does not exist yet, could be created by mkdir -p: its nearest existing
+/// ancestor is a directory this process may write into (access(2); nothing is created).
+bool could_create(const std::string& path);
+
 /// Whether a file can be created in `dir` (creates and removes a probe file). Sets `*error`.
 bool probe_writable(const std::string& dir, std::string* error);
 

@@ -52,10 +52,15 @@ std::string disk_root(const Options& options) {
     }
     return "";
   }
-  return options.cache_dir + "/v" + std::to_string(kFormatVersion);
+  return disk_root_path(options);
 }
 
 }  // namespace
+
+std::string disk_root_path(const Options& options) {
+  if (options.cache_dir.empty()) return "";
+  return options.cache_dir + "/v" + std::to_string(kFormatVersion);
+}
 
 struct CubinStore::Impl {
   explicit Impl(const Options& options_in) : options(options_in), disk(disk_root(options_in)) {}

@@ -51,6 +51,10 @@ struct DiskEntryInfo {
   std::uint64_t bytes = 0;
 };
 
+/// The disk cache's root that `options` name (options.cache_dir + "/v<format>"), or "" for none;
+/// nothing is created or checked (the CLI's read-only commands look before they open).
+std::string disk_root_path(const Options& options);
+
 class CubinStore {
  public:
   /// Opens (creating if needed) the cache root from options and loads options.bundles.

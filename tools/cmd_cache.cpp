@@ -31,6 +31,17 @@ cache::CubinStore open_cache() {
 
 namespace fs = std::filesystem;
 
+// For the read-only commands: the disk cache if its root exists, else nullptr (looking at a cache
+// must not create one).
+std::unique_ptr<cache::CubinStore> existing_cache() {
+  Options options = Options::global();
+  options.bundles.clear();
+  const std::string root = cache::disk_root_path(options);
+  std::error_code ec;
+  if (root.empty() || !fs::is_directory(root, ec)) return nullptr;
+  return std::make_unique<cache::CubinStore>(options);
+}
+
 // An entry this build can never read: made from other templates or by another NVRTC (each is
 // part of every content hash this build computes). Entries of another MOEGEMV_TUNE are not. In
 // a cache shared by several installed moegemv builds these are the others' entries: prune takes
@@ -66,7 +77,8 @@ std::vector<fs::path> other_format_dirs(const cache::CubinStore& store, double d
 }
 
 void ls(bool json) {
-  auto entries = open_cache().list();
+  const auto store = existing_cache();
+  auto entries = store ? store->list() : std::vector<cache::DiskEntryInfo>{};
   std::sort(entries.begin(), entries.end(), [](const auto& a, const auto& b) {
     return std::tie(a.key, a.arch) < std::tie(b.key, b.arch);
   });
@@ -89,22 +101,25 @@ void ls(bool json) {
 }
 
 void stats(bool json) {
-  const auto store = open_cache();
+  const auto store = existing_cache();
+  const std::string root = store ? store->root() : cache::disk_root_path(Options::global());
+  const bool writable = store ? store->writable() : !root.empty() && cache::could_create(root);
   std::uint64_t total = 0;
   std::size_t stale_count = 0;
-  const auto entries = store.list();
+  const auto entries = store ? store->list() : std::vector<cache::DiskEntryInfo>{};
   for (const auto& e : entries) total += e.bytes, stale_count += other_build(e);
   if (json) {
-    nlohmann::ordered_json out = {{"root", store.root()},
-                                  {"writable", store.writable()},
+    nlohmann::ordered_json out = {{"root", root},
+                                  {"exists", store != nullptr},
+                                  {"writable", writable},
                                   {"count", entries.size()},
                                   {"other_builds", stale_count},
                                   {"total_bytes", total}};
     fmt::print("{}\n", out.dump(2));
     return;
   }
-  print_table({{"root", store.root()},
-               {"writable", store.writable() ? "yes" : "no"},
+  print_table({{"root", store ? root : root + " (not created yet)"},
+               {"writable", writable ? "yes" : "no"},
                {"count", std::to_string(entries.size())},
                {"of other builds (`cache prune`)", std::to_string(stale_count)},
                {"total bytes", fmt::format("{} ({})", total, human_bytes(total))}});

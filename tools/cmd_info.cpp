@@ -2,6 +2,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <filesystem>
 #include <memory>
 #include <nlohmann/json.hpp>
 
@@ -60,7 +61,12 @@ nlohmann::ordered_json collect() {
   const Options& options = Options::global();
   Options disk_only = options;
   disk_only.bundles.clear();  // reported below, each with its own error
-  const cache::CubinStore store(disk_only);
+  // Looked at, not opened: info must not create the cache directory.
+  const std::string root = cache::disk_root_path(disk_only);
+  std::error_code ec;
+  const bool exists = !root.empty() && std::filesystem::is_directory(root, ec);
+  const bool writable =
+      exists ? cache::CubinStore(disk_only).writable() : !root.empty() && cache::could_create(root);
   std::string nvrtc_error;
   const jit::NvrtcApi* nvrtc = jit::nvrtc_api_or_null(&nvrtc_error);
   return {{"moegemv", version()},
@@ -69,8 +75,9 @@ nlohmann::ordered_json collect() {
           {"nvrtc_error", nvrtc_error},
           {"nvrtc_archs", jit::supported_archs()},
           {"template_hash", jit::templates_hash()},
-          {"cache_root", store.root()},
-          {"cache_writable", store.writable()},
+          {"cache_root", root},
+          {"cache_exists", exists},
+          {"cache_writable", writable},
           {"disable_jit", options.disable_jit},
           {"bundles", bundles_info(options)},
           {"driver", driver_info()}};
@@ -87,7 +94,8 @@ void print_text(const nlohmann::ordered_json& info) {
                fmt::join(info["nvrtc_archs"].get<std::vector<std::string>>(), " "));
   }
   fmt::print("template hash  {}\n", info["template_hash"].get<std::string>());
-  fmt::print("cache          {} ({})\n", info["cache_root"].get<std::string>(),
+  fmt::print("cache          {} ({}{})\n", info["cache_root"].get<std::string>(),
+             info["cache_exists"].get<bool>() ? "" : "not created yet, ",
              info["cache_writable"].get<bool>() ? "writable" : "read-only: memory-only");
   if (info["disable_jit"].get<bool>())
     fmt::print("JIT            disabled (MOEGEMV_DISABLE_JIT)\n");

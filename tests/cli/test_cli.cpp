@@ -262,14 +262,26 @@ TEST_CASE("cache prune: other entry formats' caches, by age, and nothing else", 
 
 TEST_CASE("cache stats, ls and clear", "[cli]") {
   TempDir dir;
+  // Looking at a cache that does not exist yet creates nothing.
   auto stats = parse_json(run_cli({"cache", "stats", "--json"}, dir));
   CHECK(stats["count"] == 0);
+  CHECK(stats["exists"] == false);
   CHECK(stats["writable"] == true);
-  CHECK(fs::equivalent(fs::path(stats["root"].get<std::string>()).parent_path(),
-                       dir.path() / "cache"));
+  CHECK(fs::path(stats["root"].get<std::string>()).parent_path() == dir.path() / "cache");
+  CHECK(run_cli({"cache", "ls"}, dir).status == 0);
+  const auto info = parse_json(run_cli({"info", "--json"}, dir));
+  CHECK(info["cache_exists"] == false);
+  CHECK(info["cache_writable"] == true);
+  CHECK_FALSE(fs::exists(dir.path() / "cache"));
+  // Under a regular file nothing can be created: said, not attempted.
+  std::ofstream(dir / "file") << "x";
+  const auto blocked =
+      parse_json(run_cli({"cache", "stats", "--json"}, dir, {{"MOEGEMV_CACHE_DIR", dir / "file/c"}}));
+  CHECK(blocked["writable"] == false);
 
   REQUIRE(run_cli({"prewarm", "--key", kSmallKey, "--arch", "sm_90"}, dir).status == 0);
   stats = parse_json(run_cli({"cache", "stats", "--json"}, dir));
+  CHECK(stats["exists"] == true);
   CHECK(stats["count"] == 1);
   CHECK(stats["total_bytes"].get<std::uint64_t>() > 0);
 
