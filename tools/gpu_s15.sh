@@ -2,6 +2,9 @@
 # Session 15's device plan (records). Session 15, like 14, was lent no device: this is the order in
 # which the next session should spend its 30 device minutes (each call one run, <= 10 minutes;
 # build here first with `make gpubin`, carry [".gpubin"]):
+#   .gpubin/moegemv info | head -3   first, in the same call as run 1: since session 16 libnvrtc
+#                        is opened at run time (never linked); if the NVRTC line says "none", find
+#                        libnvrtc.so.13 there and export MOEGEMV_NVRTC_LIBRARY=<it> for every run
 #   tools/gpu_s14.sh 1   all session-14 candidates against the default (check logs compared, A/B)
 #   tools/gpu_s15.sh 7   Qwen3-Next's post-wait time localized (new mark points 5-7), [gpu] tests
 #   tools/gpu_s14.sh 3   v43 at M = 16, gu_shx=2's check (its [gpu] tests are also in run 7)
