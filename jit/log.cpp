@@ -2,8 +2,10 @@
 
 #include <mutex>
 
+#include <spdlog/sinks/base_sink.h>
 #include <spdlog/sinks/stdout_color_sinks.h>
 
+#include "moegemv/log.hpp"
 #include "moegemv/options.hpp"
 
 namespace moegemv {
@@ -23,6 +25,26 @@ std::shared_ptr<spdlog::logger> make_default() {
   made->set_level(level);
   return made;
 }
+
+// The application's handler as a sink: base_sink's mutex makes the calls one at a time.
+class HandlerSink final : public spdlog::sinks::base_sink<std::mutex> {
+ public:
+  explicit HandlerSink(LogHandler handler) : handler_(std::move(handler)) {}
+
+ protected:
+  void sink_it_(const spdlog::details::log_msg& msg) override {
+    try {
+      handler_(static_cast<LogLevel>(msg.level),
+               std::string_view(msg.payload.data(), msg.payload.size()));
+    } catch (...) {
+      // Dropped: a logging call must not throw into the code that logged.
+    }
+  }
+  void flush_() override {}
+
+ private:
+  LogHandler handler_;
+};
 
 struct Slot {
   std::mutex mutex;
@@ -50,6 +72,20 @@ std::shared_ptr<spdlog::logger> set_logger(std::shared_ptr<spdlog::logger> next)
   std::lock_guard lock(s.mutex);
   std::swap(s.current, next);
   return next;
+}
+
+void set_log_handler(LogHandler handler, LogLevel level) {
+  static_assert(static_cast<int>(LogLevel::kOff) == spdlog::level::off &&
+                static_cast<int>(LogLevel::kWarn) == spdlog::level::warn);
+  std::shared_ptr<spdlog::sinks::sink> sink;
+  if (handler) {
+    sink = std::make_shared<HandlerSink>(std::move(handler));
+  } else {
+    sink = std::make_shared<spdlog::sinks::stderr_color_sink_mt>();
+  }
+  auto next = std::make_shared<spdlog::logger>("moegemv", std::move(sink));
+  next->set_level(static_cast<spdlog::level::level_enum>(level));
+  set_logger(std::move(next));
 }
 
 }  // namespace moegemv
