@@ -5,16 +5,18 @@
 #include <utility>
 #include <vector>
 
+#include "moegemv/export.h"
+
 namespace moegemv {
 
 /// Base of every error moegemv throws.
-class Error : public std::runtime_error {
+class MOEGEMV_API Error : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
 };
 
 /// A bad argument: names it, says what was expected and what was given.
-class ArgumentError : public Error {
+class MOEGEMV_API ArgumentError : public Error {
  public:
   ArgumentError(std::string argument_, std::string expected_, std::string got_)
       : Error("invalid argument '" + argument_ + "': expected " + expected_ + ", got " + got_),
@@ -23,7 +25,7 @@ class ArgumentError : public Error {
 };
 
 /// NVRTC rejected the generated source. Carries the key, arch, options and the full log.
-class CompileError : public Error {
+class MOEGEMV_API CompileError : public Error {
  public:
   CompileError(std::string key_, std::string arch_, std::vector<std::string> options_,
                std::string log_)
@@ -36,7 +38,7 @@ class CompileError : public Error {
 };
 
 /// A CUDA driver call failed (or the driver could not be loaded at all).
-class CudaError : public Error {
+class MOEGEMV_API CudaError : public Error {
  public:
   CudaError(std::string call_, int code_, std::string name_, std::string message_)
       : Error(call_ + " failed: " + name_ + " (" + std::to_string(code_) + "): " + message_),
@@ -47,7 +49,7 @@ class CudaError : public Error {
 };
 
 /// The disk cache or a bundle could not be read or written.
-class CacheError : public Error {
+class MOEGEMV_API CacheError : public Error {
  public:
   CacheError(std::string path_, const std::string& what)
       : Error("cache: " + path_ + ": " + what), path(std::move(path_)) {}
@@ -57,7 +59,7 @@ class CacheError : public Error {
 /// A kernel is needed but getting it now is not allowed or not possible: compiling under
 /// MOEGEMV_DISABLE_JIT=1 or without a loadable NVRTC, or loading (or compiling) while the stream
 /// is being captured into a CUDA graph. Names the key and what fixes it.
-class JitDisabledError : public Error {
+class MOEGEMV_API JitDisabledError : public Error {
  public:
   JitDisabledError(std::string key_, std::string arch_, std::string reason_, std::string fix_)
       : Error("kernel " + key_ + " for " + arch_ + ": " + reason_ + "; fix: " + fix_),

@@ -5,13 +5,15 @@
 #include <string>
 #include <string_view>
 
+#include "moegemv/export.h"
+
 namespace moegemv {
 
 enum class Kind { kGateUp, kDownCombine };
 
-std::string_view kind_name(Kind kind);  // "gate_up" | "down_combine"
+MOEGEMV_API std::string_view kind_name(Kind kind);  // "gate_up" | "down_combine"
 
-struct Key {
+struct MOEGEMV_API Key {
   Kind kind = Kind::kGateUp;
   int h = 0;   ///< hidden size
   int i = 0;   ///< routed-expert intermediate size
@@ -28,7 +30,7 @@ struct Key {
   auto operator<=>(const Key&) const = default;
 };
 
-struct KeyHash {
+struct MOEGEMV_API KeyHash {
   std::size_t operator()(const Key& key) const noexcept;
 };
 

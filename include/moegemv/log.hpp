@@ -5,6 +5,8 @@
 #include <functional>
 #include <string_view>
 
+#include "moegemv/export.h"
+
 namespace moegemv {
 
 enum class LogLevel { kTrace = 0, kDebug, kInfo, kWarn, kError, kCritical, kOff };
@@ -17,6 +19,6 @@ using LogHandler = std::function<void(LogLevel level, std::string_view message)>
 
 /// Sends lines at `level` and above to `handler` from now on, or to stderr again when `handler`
 /// is empty; either way `level` replaces MOEGEMV_LOG_LEVEL's. Thread-safe.
-void set_log_handler(LogHandler handler, LogLevel level);
+MOEGEMV_API void set_log_handler(LogHandler handler, LogLevel level);
 
 }  // namespace moegemv

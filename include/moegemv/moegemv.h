@@ -6,6 +6,8 @@
 
 #include <stdint.h>
 
+#include "moegemv/export.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -49,15 +51,16 @@ typedef struct {
  * written before that kernel started (true when down_combine follows gate_up, which waits on the
  * router). During CUDA-graph capture a kernel must already be loaded (moegemv_prepare or one call
  * before capturing), else MOEGEMV_ERROR_JIT_DISABLED. */
-moegemv_status moegemv_gate_up(const moegemv_gate_up_args* args, void* stream, int pdl);
-moegemv_status moegemv_down_combine(const moegemv_down_combine_args* args, void* stream, int pdl);
+MOEGEMV_API moegemv_status moegemv_gate_up(const moegemv_gate_up_args* args, void* stream, int pdl);
+MOEGEMV_API moegemv_status moegemv_down_combine(const moegemv_down_combine_args* args, void* stream,
+                                                int pdl);
 
 /* key: "gate_up:H:I:SI:K" or "down_combine:H:I:SI:K". Compiles and loads in the current context. */
-moegemv_status moegemv_prepare(const char* key);
-moegemv_status moegemv_add_bundle(const char* path);
+MOEGEMV_API moegemv_status moegemv_prepare(const char* key);
+MOEGEMV_API moegemv_status moegemv_add_bundle(const char* path);
 
-const char* moegemv_last_error(void);
-const char* moegemv_version(void);
+MOEGEMV_API const char* moegemv_last_error(void);
+MOEGEMV_API const char* moegemv_version(void);
 
 #ifdef __cplusplus
 }

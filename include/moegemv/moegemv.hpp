@@ -13,16 +13,17 @@
 #include <string>
 
 #include "moegemv/errors.hpp"
+#include "moegemv/export.h"
 #include "moegemv/key.hpp"
 
 namespace moegemv {
 
 enum class DType { kBF16, kF32, kI32, kU8, kE4M3 };
-const char* dtype_name(DType dtype);
+MOEGEMV_API const char* dtype_name(DType dtype);
 
 /// A view of device memory: pointer, element type and a row-major shape (rank 0..4). Only the
 /// storage is read, so a permuted view of a contiguous buffer is passed by its storage.
-struct Tensor {
+struct MOEGEMV_API Tensor {
   CUdeviceptr ptr = 0;
   DType dtype = DType::kU8;
   int rank = 0;
@@ -76,21 +77,23 @@ struct LaunchOptions {
 
 /// out-of-range ids (>= E) cannot be reported by an asynchronous launch: the affected act rows and
 /// out rows are written as NaN so that they cannot pass unnoticed.
-void gate_up(const GateUpArgs& args, CUstream stream, const LaunchOptions& options = {});
-void down_combine(const DownCombineArgs& args, CUstream stream, const LaunchOptions& options = {});
+MOEGEMV_API void gate_up(const GateUpArgs& args, CUstream stream,
+                         const LaunchOptions& options = {});
+MOEGEMV_API void down_combine(const DownCombineArgs& args, CUstream stream,
+                              const LaunchOptions& options = {});
 
 /// The key a call would use (validates the arguments; launches nothing).
-Key gate_up_key(const GateUpArgs& args);
-Key down_combine_key(const DownCombineArgs& args);
+MOEGEMV_API Key gate_up_key(const GateUpArgs& args);
+MOEGEMV_API Key down_combine_key(const DownCombineArgs& args);
 
 /// Compiles (or fetches from bundle/cache) and loads the kernel for `key` in the calling thread's
 /// current CUDA context, outside the decode loop. Thread-safe; concurrent first calls compile once.
-void prepare(const Key& key);
+MOEGEMV_API void prepare(const Key& key);
 
 /// Adds a precompiled bundle to the lookup (after MOEGEMV_BUNDLE's).
-void add_bundle(const std::string& path);
+MOEGEMV_API void add_bundle(const std::string& path);
 
 /// "0.1.0"
-const char* version();
+MOEGEMV_API const char* version();
 
 }  // namespace moegemv

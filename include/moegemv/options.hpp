@@ -3,9 +3,11 @@
 #include <string>
 #include <vector>
 
+#include "moegemv/export.h"
+
 namespace moegemv {
 
-struct Options {
+struct MOEGEMV_API Options {
   /// MOEGEMV_CACHE_DIR, else $XDG_CACHE_HOME/moegemv, else $HOME/.cache/moegemv, else
   /// /tmp/moegemv-cache-<euid> (cache_dir_private: used only if this user owns it and nobody
   /// else can write to it, since anyone can create a path in /tmp first).
