@@ -1,0 +1,50 @@
+/* An FFI user of the installed package, in C: moegemv/moegemv.h and libmoegemv.so, nothing else.
+ * Needs no GPU. argv[1]: the version the package must report. Prints one line per call (read by
+ * test_install.cpp) and exits 1 if any status or message is not the documented one. */
+#include <moegemv/moegemv.h>
+#include <stdio.h>
+#include <string.h>
+
+static int failures = 0;
+
+/* The message must be read before the next call: it is valid until then only. */
+static void expect(const char* call, moegemv_status got, moegemv_status want, const char* needle) {
+  const char* message = moegemv_last_error();
+  printf("%s -> %d: %s\n", call, (int)got, message != NULL ? message : "(null)");
+  if (got != want) {
+    fprintf(stderr, "FAILED: %s returned %d, expected %d\n", call, (int)got, (int)want);
+    ++failures;
+  }
+  if (message == NULL || strstr(message, needle) == NULL) {
+    fprintf(stderr, "FAILED: %s: moegemv_last_error() does not name '%s'\n", call, needle);
+    ++failures;
+  }
+}
+
+int main(int argc, char** argv) {
+  const char* version = moegemv_version();
+  printf("moegemv_version() = %s\n", version != NULL ? version : "(null)");
+  if (argc < 2 || version == NULL || strcmp(version, argv[1]) != 0) {
+    fprintf(stderr, "FAILED: moegemv_version() is not the package's %s\n",
+            argc > 1 ? argv[1] : "?");
+    ++failures;
+  }
+
+  expect("moegemv_prepare(\"not a key\")", moegemv_prepare("not a key"), MOEGEMV_ERROR_ARGUMENT,
+         "got not a key");
+  expect("moegemv_prepare(NULL)", moegemv_prepare(NULL), MOEGEMV_ERROR_ARGUMENT, "NULL");
+  expect("moegemv_prepare(K = 99)", moegemv_prepare("gate_up:2048:768:0:99"),
+         MOEGEMV_ERROR_ARGUMENT, "K of key gate_up:2048:768:0:99");
+  /* A valid key is loaded into the calling thread's current CUDA context. This process has none
+   * (and a machine without a GPU has no driver either): a driver error, not a crash. */
+  expect("moegemv_prepare(valid key)", moegemv_prepare("gate_up:2048:768:0:8"), MOEGEMV_ERROR_CUDA,
+         "failed");
+  expect("moegemv_add_bundle(missing)", moegemv_add_bundle("/nonexistent/moegemv.bundle"),
+         MOEGEMV_ERROR_CACHE, "/nonexistent/moegemv.bundle");
+  expect("moegemv_gate_up(NULL)", moegemv_gate_up(NULL, NULL, 1), MOEGEMV_ERROR_ARGUMENT, "args");
+  expect("moegemv_down_combine(NULL)", moegemv_down_combine(NULL, NULL, 1), MOEGEMV_ERROR_ARGUMENT,
+         "args");
+
+  printf("%d failure(s)\n", failures);
+  return failures == 0 ? 0 : 1;
+}
