@@ -66,6 +66,6 @@ void prepare(const Key& key) {
 
 void add_bundle(const std::string& path) { detail::store().add_bundle(path); }
 
-const char* version() { return "0.1.0"; }
+const char* version() { return MOEGEMV_VERSION; }  // CMake's PROJECT_VERSION
 
 }  // namespace moegemv

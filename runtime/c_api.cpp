@@ -1,6 +1,7 @@
 // The C ABI over the C++ API: exceptions become status codes plus a thread-local message.
 #include <string>
 
+#include "moegemv/log.hpp"
 #include "moegemv/moegemv.h"
 #include "moegemv/moegemv.hpp"
 
@@ -90,6 +91,21 @@ moegemv_status moegemv_add_bundle(const char* path) {
   return guarded([&] {
     if (!path) throw moegemv::ArgumentError("path", "a bundle path", "NULL");
     moegemv::add_bundle(path);
+  });
+}
+
+moegemv_status moegemv_set_log_handler(moegemv_log_fn fn, int level, void* user) {
+  return guarded([&] {
+    if (level < 0 || level > static_cast<int>(moegemv::LogLevel::kOff))
+      throw moegemv::ArgumentError("level", "0 (trace) .. 6 (off)", std::to_string(level));
+    moegemv::LogHandler handler;
+    if (fn != nullptr) {
+      handler = [fn, user](moegemv::LogLevel l, std::string_view text) {
+        const std::string line(text);  // NUL-terminated for C
+        fn(static_cast<int>(l), line.c_str(), user);
+      };
+    }
+    moegemv::set_log_handler(std::move(handler), static_cast<moegemv::LogLevel>(level));
   });
 }
 

@@ -56,6 +56,13 @@ MOEGEMV_API moegemv_status moegemv_down_combine(const moegemv_down_combine_args*
                                                 int pdl);
 
 /* key: "gate_up:H:I:SI:K" or "down_combine:H:I:SI:K". Compiles and loads in the current context. */
+/* Log lines: by default to stderr at MOEGEMV_LOG_LEVEL. With fn, each line at or above `level`
+ * (0 trace, 1 debug, 2 info, 3 warn, 4 error, 5 critical, 6 off) goes to fn(level, text, user)
+ * instead, from the thread that logs, one call at a time; fn must not call moegemv. fn NULL:
+ * stderr again, at `level`. */
+typedef void (*moegemv_log_fn)(int level, const char* message, void* user);
+MOEGEMV_API moegemv_status moegemv_set_log_handler(moegemv_log_fn fn, int level, void* user);
+
 MOEGEMV_API moegemv_status moegemv_prepare(const char* key);
 MOEGEMV_API moegemv_status moegemv_add_bundle(const char* path);
 

@@ -21,6 +21,11 @@ static void expect(const char* call, moegemv_status got, moegemv_status want, co
   }
 }
 
+static void on_log(int level, const char* message, void* user) {
+  (void)user;
+  printf("log %d: %s\n", level, message);
+}
+
 int main(int argc, char** argv) {
   const char* version = moegemv_version();
   printf("moegemv_version() = %s\n", version != NULL ? version : "(null)");
@@ -44,6 +49,15 @@ int main(int argc, char** argv) {
   expect("moegemv_gate_up(NULL)", moegemv_gate_up(NULL, NULL, 1), MOEGEMV_ERROR_ARGUMENT, "args");
   expect("moegemv_down_combine(NULL)", moegemv_down_combine(NULL, NULL, 1), MOEGEMV_ERROR_ARGUMENT,
          "args");
+
+  expect("moegemv_set_log_handler(level 9)", moegemv_set_log_handler(on_log, 9, NULL),
+         MOEGEMV_ERROR_ARGUMENT, "level");
+  if (moegemv_set_log_handler(on_log, 2, NULL) != MOEGEMV_OK ||
+      moegemv_set_log_handler(NULL, 3, NULL) != MOEGEMV_OK) {
+    fprintf(stderr, "FAILED: moegemv_set_log_handler with a valid level: %s\n",
+            moegemv_last_error());
+    ++failures;
+  }
 
   printf("%d failure(s)\n", failures);
   return failures == 0 ? 0 : 1;
