@@ -194,14 +194,15 @@ std::optional<std::vector<std::uint8_t>> Bundle::read_entry(std::size_t index,
   return cubin;
 }
 
-const BundleEntry* Bundle::entry_for(const EntrySpec& spec,
-                                     const std::set<std::string>& skip) const {
+const BundleEntry* Bundle::entry_for(const EntrySpec& spec, const std::set<std::string>& skip,
+                                     bool same_nvrtc_only) const {
   if (format_version_ != static_cast<std::uint32_t>(kFormatVersion)) return nullptr;
   // serves() re-checks what the hash covers, so that a hand-edited manifest cannot lie.
   auto it = by_hash_.find(spec.content_hash());
   if (it != by_hash_.end() && !skip.count(it->first) && serves(entries_[it->second], spec)) {
     return &entries_[it->second];
   }
+  if (same_nvrtc_only) return nullptr;
   for (const BundleEntry& entry : entries_) {
     if (!skip.count(entry.content_hash) && serves(entry, spec)) return &entry;
   }

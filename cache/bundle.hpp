@@ -82,10 +82,11 @@ class Bundle {
   const std::vector<BundleEntry>& entries() const { return entries_; }
 
   /// The entry that serves `spec` and whose content hash is not in `skip`: the one built by
-  /// this process's NVRTC if present, else one built by another. nullptr if none (or if the
+  /// this process's NVRTC if present, else (unless same_nvrtc_only) one built by another.
+  /// nullptr if none (or if the
   /// bundle is of another format version).
-  const BundleEntry* entry_for(const EntrySpec& spec,
-                               const std::set<std::string>& skip = {}) const;
+  const BundleEntry* entry_for(const EntrySpec& spec, const std::set<std::string>& skip = {},
+                               bool same_nvrtc_only = false) const;
 
   /// The cubin of entry_for(spec), checksum verified. nullopt if absent; nullopt plus a warning
   /// if its bytes are damaged.

@@ -65,7 +65,7 @@ std::string disk_root_path(const Options& options) {
 struct CubinStore::Impl {
   explicit Impl(const Options& options_in) : options(options_in), disk(disk_root(options_in)) {}
 
-  std::optional<Cubin> from_bundles(const EntrySpec& spec);
+  std::optional<Cubin> from_bundles(const EntrySpec& spec, bool same_nvrtc_only);
   std::optional<std::vector<std::uint8_t>> from_disk(const EntrySpec& spec, const std::string& hash,
                                                      bool* warned);
 
@@ -73,10 +73,10 @@ struct CubinStore::Impl {
   DiskCache disk;
   std::mutex mutex;  // guards the two members below
   std::vector<std::shared_ptr<const Bundle>> bundles;
-  std::set<std::string> discarded;  // content hashes of bundle entries that must be skipped
+  std::set<std::string> discarded;  // bundle entries to skip: discarded or damaged
 };
 
-std::optional<Cubin> CubinStore::Impl::from_bundles(const EntrySpec& spec) {
+std::optional<Cubin> CubinStore::Impl::from_bundles(const EntrySpec& spec, bool same_nvrtc_only) {
   std::vector<std::shared_ptr<const Bundle>> snapshot;
   std::set<std::string> skip;
   {
@@ -86,16 +86,21 @@ std::optional<Cubin> CubinStore::Impl::from_bundles(const EntrySpec& spec) {
   }
   const std::string key = spec.key.str();
   for (const auto& bundle : snapshot) {
-    const BundleEntry* entry = bundle->entry_for(spec, skip);
+    const BundleEntry* entry = bundle->entry_for(spec, skip, same_nvrtc_only);
     if (entry == nullptr) continue;
     if (auto bytes = bundle->find(entry->content_hash)) {
       logger()->debug("moegemv: {} for {} from bundle {} (built by NVRTC {})", key, spec.arch,
                       bundle->path(), entry->nvrtc_version);
       Cubin cubin{std::move(*bytes), Origin::kBundle};
       cubin.entry_hash = entry->content_hash;
+      cubin.built_by = entry->nvrtc_version;
       return cubin;
     }
+    // Damaged (warned once by find): skipped from now on, as a discarded entry is.
+    std::lock_guard lock(mutex);
+    discarded.insert(entry->content_hash);
   }
+  if (same_nvrtc_only) return std::nullopt;
   // A stale bundle is skipped, but once per bundle the user hears why it did not serve this key.
   for (const auto& bundle : snapshot) {
     for (const auto& entry : bundle->entries()) {
@@ -152,13 +157,17 @@ void CubinStore::add_bundle(const std::string& path) {
 Cubin CubinStore::get(const EntrySpec& spec, const CompileFn& compile, bool allow_compile) {
   const auto start = Clock::now();
   const std::string hash = spec.content_hash();
-  if (auto cubin = impl_->from_bundles(spec)) {
+  if (auto cubin = impl_->from_bundles(spec, /*same_nvrtc_only=*/true)) {
     cubin->ms = ms_since(start);
     return std::move(*cubin);
   }
   bool warned = false;
   if (auto bytes = impl_->from_disk(spec, hash, &warned)) {
     return {std::move(*bytes), Origin::kDisk, ms_since(start)};
+  }
+  if (auto cubin = impl_->from_bundles(spec, /*same_nvrtc_only=*/false)) {
+    cubin->ms = ms_since(start);
+    return std::move(*cubin);
   }
   if (!allow_compile || impl_->options.disable_jit) {
     throw jit_disabled(spec, /*capturing=*/!allow_compile && !impl_->options.disable_jit,
@@ -183,7 +192,7 @@ Cubin CubinStore::get(const EntrySpec& spec, const CompileFn& compile, bool allo
 }
 
 void CubinStore::discard(const EntrySpec& spec, const Cubin& cubin, const std::string& reason) {
-  logger()->warn("moegemv: discarding the {} cubin {} for {} ({}); it will be recompiled",
+  logger()->warn("moegemv: discarding the {} cubin {} for {} ({}); looking further",
                  origin_name(cubin.origin), spec.key.str(), spec.arch, reason);
   if (cubin.origin == Origin::kBundle) {
     std::lock_guard lock(impl_->mutex);

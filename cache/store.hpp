@@ -42,6 +42,9 @@ struct Cubin {
   /// The content hash of the bundle entry it came from (kBundle only): the spec's own, or that of
   /// the same source built by another NVRTC.
   std::string entry_hash{};
+  /// The NVRTC version of the bundle entry it came from (kBundle only; may differ from the
+  /// spec's): what a bundle written from it must record.
+  std::string built_by{};
 };
 
 using CompileFn = std::function<std::vector<std::uint8_t>()>;
@@ -66,7 +69,8 @@ class CubinStore {
   /// Adds a bundle file to the lookup (after those already added). Throws CacheError if unreadable.
   void add_bundle(const std::string& path);
 
-  /// Bundles, then disk, then `compile` (under a per-entry flock, published atomically). When
+  /// Bundle entries built by this NVRTC, then disk, then bundle entries of the same source built
+  /// by another NVRTC (cache::serves), then `compile` (under a per-entry flock, published atomically). When
   /// options.disable_jit is set, a miss throws JitDisabledError naming the key and the fix.
   /// `allow_compile == false` has the same effect for one call (used during graph capture).
   Cubin get(const EntrySpec& spec, const CompileFn& compile, bool allow_compile = true);

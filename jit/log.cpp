@@ -26,24 +26,34 @@ std::shared_ptr<spdlog::logger> make_default() {
   return made;
 }
 
-// The application's handler as a sink: base_sink's mutex makes the calls one at a time.
-class HandlerSink final : public spdlog::sinks::base_sink<std::mutex> {
- public:
-  explicit HandlerSink(LogHandler handler) : handler_(std::move(handler)) {}
+// The application's handler: one per process, called and replaced under one mutex, so that calls
+// never overlap (also across a replacement) and replacing it waits for a call in flight (a C
+// caller may free the handler's `user` once moegemv_set_log_handler returns).
+struct HandlerSlot {
+  std::mutex mutex;
+  LogHandler handler;
+};
 
+HandlerSlot& handler_slot() {
+  static HandlerSlot* s = new HandlerSlot;  // never destroyed, as the logger's slot below
+  return *s;
+}
+
+class HandlerSink final : public spdlog::sinks::base_sink<spdlog::details::null_mutex> {
  protected:
   void sink_it_(const spdlog::details::log_msg& msg) override {
+    HandlerSlot& slot = handler_slot();
+    std::lock_guard lock(slot.mutex);
+    if (!slot.handler) return;  // replaced by stderr after this sink was taken
     try {
-      handler_(static_cast<LogLevel>(msg.level),
-               std::string_view(msg.payload.data(), msg.payload.size()));
+      slot.handler(static_cast<LogLevel>(msg.level),
+                   std::string_view(msg.payload.data(), msg.payload.size()));
     } catch (...) {
-      // Dropped: a logging call must not throw into the code that logged.
+      // Dropped: a logging call must not throw into the code that logged (nor print spdlog's
+      // "LOG ERROR" to stderr).
     }
   }
   void flush_() override {}
-
- private:
-  LogHandler handler_;
 };
 
 struct Slot {
@@ -77,9 +87,15 @@ std::shared_ptr<spdlog::logger> set_logger(std::shared_ptr<spdlog::logger> next)
 void set_log_handler(LogHandler handler, LogLevel level) {
   static_assert(static_cast<int>(LogLevel::kOff) == spdlog::level::off &&
                 static_cast<int>(LogLevel::kWarn) == spdlog::level::warn);
+  const bool routed = static_cast<bool>(handler);
+  {
+    HandlerSlot& slot = handler_slot();
+    std::lock_guard lock(slot.mutex);  // waits for a call in flight
+    slot.handler = std::move(handler);
+  }
   std::shared_ptr<spdlog::sinks::sink> sink;
-  if (handler) {
-    sink = std::make_shared<HandlerSink>(std::move(handler));
+  if (routed) {
+    sink = std::make_shared<HandlerSink>();
   } else {
     sink = std::make_shared<spdlog::sinks::stderr_color_sink_mt>();
   }

@@ -21,7 +21,7 @@ CompileOutput compile(const std::string& source, const std::string& what, const 
 
 /// What nvrtc_version() says when NVRTC cannot be loaded: no cache entry or bundle entry is
 /// built by it, so every lookup by this process's exact identity misses (bundles then serve by
-/// source, see cache::Bundle::usable_entry).
+/// source, see cache::serves).
 inline constexpr const char* kNoNvrtc = "none";
 
 /// "13.0", or kNoNvrtc.

@@ -86,6 +86,8 @@ JitDisabledError not_loaded_during_capture(const Key& key, const std::string& ar
           k, k, k, arch));
 }
 
+constexpr int kMaxDiscards = 8;
+
 KernelPtr load(const Key& key, const std::string& arch) {
   const cache::EntrySpec spec = make_spec(key, arch);
   for (int attempt = 0;; ++attempt) {
@@ -119,8 +121,11 @@ KernelPtr load(const Key& key, const std::string& arch) {
       }
       return kernel;
     } catch (const CudaError& e) {
-      // A stored cubin the driver rejects is a miss: drop it and rebuild once.
-      if (attempt > 0 || cubin.origin == cache::Origin::kCompiled || !rejects_image(e)) throw;
+      // A stored cubin the driver rejects is a miss: drop it and look further (another bundle
+      // entry of the same source, the disk, a compile). Each discard removes a candidate; the
+      // bound only stops a cache that cannot forget a bad entry (an unwritable disk).
+      if (attempt >= kMaxDiscards || cubin.origin == cache::Origin::kCompiled || !rejects_image(e))
+        throw;
       store().discard(spec, cubin, e.what());
     }
   }

@@ -44,7 +44,10 @@ void create(const CreateOptions& options) {
     }
     compiled += results[i].cubin->origin == cache::Origin::kCompiled;
     bytes += results[i].cubin->bytes.size();
-    writer.add(specs[i], results[i].cubin->bytes);
+    // A cubin another NVRTC built (served by a bundle) is recorded as that NVRTC's.
+    cache::EntrySpec as_built = specs[i];
+    if (!results[i].cubin->built_by.empty()) as_built.nvrtc_version = results[i].cubin->built_by;
+    writer.add(as_built, results[i].cubin->bytes);
   }
   if (failed > 0) {
     fmt::print(stderr, "moegemv: error: {} of {} entries failed; {} not written\n", failed,

@@ -18,7 +18,8 @@ enum class LogLevel { kTrace = 0, kDebug, kInfo, kWarn, kError, kCritical, kOff 
 using LogHandler = std::function<void(LogLevel level, std::string_view message)>;
 
 /// Sends lines at `level` and above to `handler` from now on, or to stderr again when `handler`
-/// is empty; either way `level` replaces MOEGEMV_LOG_LEVEL's. Thread-safe.
+/// is empty; either way `level` replaces MOEGEMV_LOG_LEVEL's. Thread-safe: it waits for a call
+/// of the previous handler in flight, which is never called again once this returns.
 MOEGEMV_API void set_log_handler(LogHandler handler, LogLevel level);
 
 }  // namespace moegemv

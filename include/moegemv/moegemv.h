@@ -18,7 +18,8 @@ typedef enum {
   MOEGEMV_ERROR_COMPILE = 2,      /* NVRTC rejected the generated source */
   MOEGEMV_ERROR_CUDA = 3,         /* a driver call failed, or there is no driver */
   MOEGEMV_ERROR_CACHE = 4,        /* disk cache or bundle unreadable */
-  MOEGEMV_ERROR_JIT_DISABLED = 5, /* a compile was needed but not allowed (strict mode, capture) */
+  MOEGEMV_ERROR_JIT_DISABLED = 5, /* a compile was needed but not allowed or possible (strict
+                                     mode, graph capture, NVRTC not loadable) */
   MOEGEMV_ERROR_INTERNAL = 6
 } moegemv_status;
 
@@ -59,7 +60,8 @@ MOEGEMV_API moegemv_status moegemv_down_combine(const moegemv_down_combine_args*
 /* Log lines: by default to stderr at MOEGEMV_LOG_LEVEL. With fn, each line at or above `level`
  * (0 trace, 1 debug, 2 info, 3 warn, 4 error, 5 critical, 6 off) goes to fn(level, text, user)
  * instead, from the thread that logs, one call at a time; fn must not call moegemv. fn NULL:
- * stderr again, at `level`. */
+ * stderr again, at `level`. Returns after any call of the previous fn in flight (its `user` may
+ * then be freed). */
 typedef void (*moegemv_log_fn)(int level, const char* message, void* user);
 MOEGEMV_API moegemv_status moegemv_set_log_handler(moegemv_log_fn fn, int level, void* user);
 

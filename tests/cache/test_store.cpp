@@ -109,6 +109,7 @@ TEST_CASE("a bundle serves processes with another NVRTC or none, this NVRTC's en
     const Cubin cubin = store.get(spec, compiler.fn(spec));
     CHECK(cubin.origin == Origin::kBundle);
     CHECK(cubin.entry_hash == built_by_12.content_hash());
+    CHECK(cubin.built_by == "12.8");
     CHECK(cubin.bytes.back() == 1);
     EntrySpec no_nvrtc = spec;
     no_nvrtc.nvrtc_version = "none";
@@ -138,6 +139,23 @@ TEST_CASE("a bundle serves processes with another NVRTC or none, this NVRTC's en
     CHECK(second.origin == Origin::kBundle);
     CHECK(second.bytes == theirs);
     CHECK(compiler.calls == 0);
+  }
+  SECTION("another NVRTC's entry yields to this NVRTC's in a later bundle, and to the disk") {
+    Options options = options_for(dir / "cache");
+    options.bundles = {write_bundle(dir / "old.bundle", {built_by_12}, 1),
+                       write_bundle(dir / "new.bundle", {spec}, 2)};
+    CubinStore both(options);
+    const Cubin exact = both.get(spec, compiler.fn(spec));
+    CHECK(exact.bytes.back() == 2);
+    CHECK(exact.built_by == "13.0");
+    {
+      CubinStore filler(options_for(dir / "cache"));
+      filler.get(spec, compiler.fn(spec));  // compiles once, onto the disk
+    }
+    options.bundles = {dir / "old.bundle"};
+    CubinStore old_only(options);
+    CHECK(old_only.get(spec, compiler.fn(spec)).origin == Origin::kDisk);
+    CHECK(compiler.calls == 1);
   }
   SECTION("an entry whose manifest names another key or arch never serves") {
     for (auto edit : {+[](EntrySpec& s) { s.arch = "sm_100a"; },

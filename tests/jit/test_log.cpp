@@ -1,8 +1,14 @@
 // set_log_handler: the library's lines reach an application's handler at its level, a throwing
 // handler cannot break the code that logs, and an empty handler returns the lines to stderr.
 #include <spdlog/sinks/stdout_color_sinks.h>
+#include <unistd.h>
 
+#include <cstdio>
+
+#include <algorithm>
+#include <atomic>
 #include <catch2/catch.hpp>
+#include <chrono>
 #include <mutex>
 #include <stdexcept>
 #include <string>
@@ -63,9 +69,46 @@ TEST_CASE("a throwing log handler does not throw into the code that logs", "[log
         throw std::runtime_error("handler failed");
       },
       LogLevel::kWarn);
+  // spdlog would catch it too, but print "LOG ERROR" to stderr: nothing may reach stderr.
+  std::FILE* capture = std::tmpfile();
+  REQUIRE(capture != nullptr);
+  std::fflush(stderr);
+  const int saved = ::dup(2);
+  ::dup2(::fileno(capture), 2);
   CHECK_NOTHROW(moegemv::logger()->warn("first"));
   CHECK_NOTHROW(moegemv::logger()->error("second"));
+  std::fflush(stderr);
+  ::dup2(saved, 2);
+  ::close(saved);
+  CHECK(std::ftell(capture) == 0);
+  std::fseek(capture, 0, SEEK_END);
+  CHECK(std::ftell(capture) == 0);
+  std::fclose(capture);
   CHECK(calls == 2);
+}
+
+TEST_CASE("replacing the log handler waits for a call in flight; calls never overlap", "[log]") {
+  RestoreLogger restore;
+  std::atomic<int> inside{0}, most{0};
+  std::atomic<bool> old_running_after_replace{false}, replaced{false};
+  auto slow = [&](LogLevel, std::string_view) {
+    const int now = ++inside;
+    most = std::max(most.load(), now);
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    if (replaced) old_running_after_replace = true;
+    --inside;
+  };
+  moegemv::set_log_handler(slow, LogLevel::kWarn);
+  std::thread a([] { moegemv::logger()->warn("a"); });
+  std::thread b([] { moegemv::logger()->warn("b"); });
+  std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  moegemv::set_log_handler(slow, LogLevel::kWarn);  // the same handler again, as a C caller might
+  moegemv::set_log_handler({}, LogLevel::kOff);
+  replaced = true;
+  a.join();
+  b.join();
+  CHECK(most == 1);
+  CHECK_FALSE(old_running_after_replace);
 }
 
 TEST_CASE("an empty log handler sends the lines to stderr again, at the level given", "[log]") {
