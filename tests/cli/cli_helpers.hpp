@@ -15,6 +15,8 @@
 #include <string>
 #include <vector>
 
+#include "temp_dir.hpp"
+
 namespace moegemv::cli_test {
 
 namespace fs = std::filesystem;
@@ -23,24 +25,10 @@ namespace fs = std::filesystem;
 // A small key: one NVRTC compile of it takes well under a second.
 constexpr const char* kSmallKey = "gate_up:2048:768:0:8";
 
-class TempDir {
+// Each test's scratch directory.
+class TempDir : public moegemv::test::TempDir {
  public:
-  TempDir() {
-    std::string pattern = (fs::temp_directory_path() / "moegemv-cli-XXXXXX").string();
-    if (mkdtemp(pattern.data()) == nullptr) FAIL("mkdtemp failed");
-    path_ = pattern;
-  }
-  ~TempDir() {
-    std::error_code ignored;
-    fs::remove_all(path_, ignored);
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-  const fs::path& path() const { return path_; }
-  std::string operator/(const std::string& name) const { return (path_ / name).string(); }
-
- private:
-  fs::path path_;
+  TempDir() : moegemv::test::TempDir("moegemv-cli") {}
 };
 
 struct Result {
@@ -48,12 +36,7 @@ struct Result {
   std::string out, err;
 };
 
-inline std::string slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
+using moegemv::test::slurp;
 
 // Runs build/moegemv with `args`; the child gets MOEGEMV_CACHE_DIR=cache_dir plus `env`, and no
 // inherited MOEGEMV_BUNDLE / MOEGEMV_DISABLE_JIT. stdout and stderr go to files (no pipe deadlock).

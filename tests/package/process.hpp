@@ -14,35 +14,19 @@
 #include <string>
 #include <vector>
 
+#include "temp_dir.hpp"
+
 namespace moegemv::package_test {
 
 namespace fs = std::filesystem;
 
-class TempDir {
+// Each test's scratch directory.
+class TempDir : public moegemv::test::TempDir {
  public:
-  TempDir() {
-    std::string pattern = (fs::temp_directory_path() / "moegemv-package-XXXXXX").string();
-    if (mkdtemp(pattern.data()) == nullptr) FAIL("mkdtemp failed");
-    path_ = pattern;
-  }
-  ~TempDir() {
-    std::error_code ignored;
-    fs::remove_all(path_, ignored);
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-  const fs::path& path() const { return path_; }
-
- private:
-  fs::path path_;
+  TempDir() : moegemv::test::TempDir("moegemv-package") {}
 };
 
-inline std::string slurp(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
+using moegemv::test::slurp;
 
 struct Output {
   int status = -1;
