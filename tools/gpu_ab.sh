@@ -13,7 +13,8 @@ for v in ${VARIANTS:?}; do
   MOEGEMV_CACHE_DIR=/tmp/cache_ab_$name MOEGEMV_TUNE="$tune" timeout 150 .gpubin/$bin bench \
     --model "${MODELS:-qwen3-next}" --m "${MS:-1,4}" --batches "${BATCHES:-5}" 2>&1 |
     grep -E "^(qwen|deep|glm|llama|stream)" | grep -E "${ROWS:- gate_up | down |pair|ceiling}" |
-    awk -v n="$name" '{printf "%s %-16s M=%-2s %-9s %8s %6s\n", n, $1, $2, $3, $4, $8}'
+    awk -v n="$name" '{printf "%s %-16s M=%-2s %-9s %8s %6s\n", n, $1, $2, $3, $4, $8}' |
+    tee -a "${OUT:-/tmp}/ab_raw.txt"  # kept as it comes, for a call cut short (session 17)
 done | sort -s -k2,2 -k3,3 -k4,4 | awk '{k=$2" "$3" "$4; if (k!=p) {if (line) print line; line=k; p=k} line=line"  "$1":"$5} END {print line}' |
   # Each row then gets every variant group's mean against the first group's (a group: a name and
   # its repeat, "x" and "x2" or "xb"), and the first group's own spread (session 14).
