@@ -1,11 +1,11 @@
 #include "jit/nvrtc_api.hpp"
 
 #include <cuda.h>
-#include <dlfcn.h>
 
 #include <string>
 #include <vector>
 
+#include "jit/dynlib.hpp"
 #include "jit/log.hpp"
 #include "moegemv/options.hpp"
 
@@ -31,35 +31,29 @@ std::vector<std::string> candidates(const Options& options) {
 
 // Resolves every entry point from `lib`; the name of the first missing one, or "".
 std::string resolve(void* lib, NvrtcApi& api) {
-  std::string missing;
-  auto sym = [&](auto& fn, const char* name) {
-    fn = reinterpret_cast<std::remove_reference_t<decltype(fn)>>(dlsym(lib, name));
-    if (fn == nullptr && missing.empty()) missing = name;
-  };
-  sym(api.Version, "nvrtcVersion");
-  sym(api.GetNumSupportedArchs, "nvrtcGetNumSupportedArchs");
-  sym(api.GetSupportedArchs, "nvrtcGetSupportedArchs");
-  sym(api.CreateProgram, "nvrtcCreateProgram");
-  sym(api.DestroyProgram, "nvrtcDestroyProgram");
-  sym(api.CompileProgram, "nvrtcCompileProgram");
-  sym(api.GetProgramLogSize, "nvrtcGetProgramLogSize");
-  sym(api.GetProgramLog, "nvrtcGetProgramLog");
-  sym(api.GetCUBINSize, "nvrtcGetCUBINSize");
-  sym(api.GetCUBIN, "nvrtcGetCUBIN");
-  sym(api.GetErrorString, "nvrtcGetErrorString");
-  return missing;
+  Symbols sym(lib);
+  sym.bind(api.Version, "nvrtcVersion");
+  sym.bind(api.GetNumSupportedArchs, "nvrtcGetNumSupportedArchs");
+  sym.bind(api.GetSupportedArchs, "nvrtcGetSupportedArchs");
+  sym.bind(api.CreateProgram, "nvrtcCreateProgram");
+  sym.bind(api.DestroyProgram, "nvrtcDestroyProgram");
+  sym.bind(api.CompileProgram, "nvrtcCompileProgram");
+  sym.bind(api.GetProgramLogSize, "nvrtcGetProgramLogSize");
+  sym.bind(api.GetProgramLog, "nvrtcGetProgramLog");
+  sym.bind(api.GetCUBINSize, "nvrtcGetCUBINSize");
+  sym.bind(api.GetCUBIN, "nvrtcGetCUBIN");
+  sym.bind(api.GetErrorString, "nvrtcGetErrorString");
+  return sym.missing();
 }
 
+// Each candidate in turn: one that loads but lacks an entry point or fails nvrtcVersion is closed
+// and the next one tried.
 Loaded load(const Options& options) {
   Loaded out;
   std::string tried;
   for (const std::string& name : candidates(options)) {
-    void* lib = dlopen(name.c_str(), RTLD_NOW | RTLD_LOCAL);
-    if (lib == nullptr) {
-      const char* error = dlerror();
-      tried += (tried.empty() ? "" : "; ") + std::string(error != nullptr ? error : name);
-      continue;
-    }
+    void* lib = open_first({name}, tried);
+    if (lib == nullptr) continue;
     const std::string missing = resolve(lib, out.api);
     if (missing.empty() && out.api.Version(&out.api.major, &out.api.minor) == NVRTC_SUCCESS) {
       out.api.path = name;

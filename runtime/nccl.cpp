@@ -1,9 +1,8 @@
 #include "runtime/nccl.hpp"
 
-#include <dlfcn.h>
-
 #include <mutex>
 
+#include "jit/dynlib.hpp"
 #include "jit/log.hpp"
 #include "moegemv/errors.hpp"
 
@@ -18,29 +17,23 @@ struct Loaded {
 
 Loaded load() {
   Loaded out;
-  void* lib = nullptr;
   std::string tried;
-  for (const char* name : {"libnccl.so.2", "/usr/local/cuda/lib64/libnccl.so.2"}) {
-    lib = dlopen(name, RTLD_NOW | RTLD_LOCAL);
-    if (lib) break;
-    tried += std::string(tried.empty() ? "" : "; ") + dlerror();
-  }
-  if (!lib) {
+  void* lib = jit::open_first({"libnccl.so.2", "/usr/local/cuda/lib64/libnccl.so.2"}, tried);
+  if (lib == nullptr) {
     out.error = "libnccl.so.2 could not be loaded (" + tried + ")";
     return out;
   }
-  auto sym = [&](auto& fn, const char* name) {
-    fn = reinterpret_cast<std::remove_reference_t<decltype(fn)>>(dlsym(lib, name));
-    if (!fn && out.error.empty()) out.error = std::string("libnccl.so.2 lacks ") + name;
-  };
+  jit::Symbols sym(lib);
   Api& a = out.api;
-  sym(a.GetVersion, "ncclGetVersion");
-  sym(a.GetUniqueId, "ncclGetUniqueId");
-  sym(a.CommInitRank, "ncclCommInitRank");
-  sym(a.CommDestroy, "ncclCommDestroy");
-  sym(a.AllReduce, "ncclAllReduce");
-  sym(a.GetErrorString, "ncclGetErrorString");
-  if (out.error.empty() && a.GetVersion(&a.version) != ncclSuccess)
+  sym.bind(a.GetVersion, "ncclGetVersion");
+  sym.bind(a.GetUniqueId, "ncclGetUniqueId");
+  sym.bind(a.CommInitRank, "ncclCommInitRank");
+  sym.bind(a.CommDestroy, "ncclCommDestroy");
+  sym.bind(a.AllReduce, "ncclAllReduce");
+  sym.bind(a.GetErrorString, "ncclGetErrorString");
+  if (!sym.missing().empty())
+    out.error = "libnccl.so.2 lacks " + sym.missing();
+  else if (a.GetVersion(&a.version) != ncclSuccess)
     out.error = "ncclGetVersion failed";
   return out;  // the library stays loaded for the process
 }
