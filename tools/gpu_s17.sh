@@ -3,8 +3,8 @@
 # [".gpubin"]. Each run is sized for one 10-minute call and leaves raw lines under $OUT as it goes
 # (ab_raw.txt), so a call cut short still returns what it measured.
 #   a  NVRTC line of `info`; session 14's check (default against ALL, logs compared); run 1's A/B
-#      (n a a n) on DeepSeek-V3 and GLM-4.5, M = 1, 4, 16
-#   b  run 1's A/B on Llama-4 and Qwen3-Next, then the [gpu] tests
+#      (n a a n) on every preset at M = 1 and 4 (the targets' M)
+#   b  the [gpu] tests; ALL against the default at M = 16 (v43's grouped down runs there)
 set -u
 out=${OUT:-/tmp/out}
 mkdir -p "$out"
@@ -33,16 +33,16 @@ case "${1:?run name}" in
     done
     cmp "$out/check_default.cmp" "$out/check_all.cmp" && echo "check logs identical"
     start=$SECONDS
-    VARIANTS="n: a:$ALL a2:$ALL n2:" MODELS=deepseek-v3,glm-4.5 MS=1,4,16 \
+    VARIANTS="n: a:$ALL a2:$ALL n2:" MODELS=deepseek-v3,glm-4.5,llama4-maverick,qwen3-next MS=1,4 \
       ROWS=" gate_up | down |pair_pdl|ceiling" tools/gpu_ab.sh | tee "$out/run_a.txt"
     echo "A/B: $((SECONDS - start)) s"
     ;;
   b)
-    start=$SECONDS
-    VARIANTS="n: a:$ALL a2:$ALL n2:" MODELS=llama4-maverick,qwen3-next MS=1,4,16 \
-      ROWS=" gate_up | down |pair_pdl|ceiling" tools/gpu_ab.sh | tee "$out/run_b.txt"
-    echo "A/B: $((SECONDS - start)) s"
     MOEGEMV_CACHE_DIR=/tmp/cache_tests timeout 200 .gpubin/test_runtime "[gpu]" > "$out/tests_b.log" 2>&1
     echo "[gpu] tests: rc=$?"; grep -aE "^test cases|FAILED" "$out/tests_b.log" | head -8
+    start=$SECONDS
+    VARIANTS="n: a:$ALL a2:$ALL n2:" MODELS=deepseek-v3,glm-4.5,llama4-maverick MS=16 \
+      ROWS=" gate_up | down |pair_pdl|ceiling" tools/gpu_ab.sh | tee "$out/run_b.txt"
+    echo "A/B: $((SECONDS - start)) s"
     ;;
 esac
