@@ -100,9 +100,18 @@ TEST_CASE("install: a C program uses moegemv.h and libmoegemv.so only", "[packag
   cc.push_back("-Wl,-rpath," + lib.string());
   run_ok(cc, scratch.path());
 
-  const Output r = run({program.string(), MOEGEMV_VERSION}, scratch.path(), child_env(scratch));
+  // A cache directory under a regular file cannot be made: the library warns once, through the
+  // program's log handler.
+  std::ofstream(scratch.path() / "a_file") << "x";
+  const std::string cache_dir = (scratch.path() / "a_file" / "cache").string();
+  const Output r = run({program.string(), MOEGEMV_VERSION}, scratch.path(),
+                       {{"MOEGEMV_CACHE_DIR", cache_dir}});
   INFO(r.both());
   CHECK(r.status == 0);
+  CHECK_THAT(r.out, Contains("log 3: moegemv: cache directory " + cache_dir));
+  CHECK_THAT(r.out, Contains("is not writable (Not a directory)"));
+  CHECK_THAT(r.out, Contains("log lines: 1"));
+  CHECK_THAT(r.err, !Contains("not writable"));
   CHECK_THAT(r.out, Contains("moegemv_version() = " MOEGEMV_VERSION));
   CHECK_THAT(r.out, Contains("moegemv_prepare(\"not a key\") -> 1: invalid argument 'key'"));
   CHECK_THAT(r.out, Contains("moegemv_prepare(valid key) -> 3: "));
