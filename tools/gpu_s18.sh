@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Session 18's device runs (an H100 was lent, not an H200: see docs/PERF.md, Session 18). Build
+# here (`make gpubin`), carry [".gpubin"]; each run fits one 10-minute call.
+#   1  decode=3 (v40 + v41, same bits) alone against the default on every preset and M, mirrored
+#      (n d d2 n2); Llama-4's down with 4 warps per segment (dc_chunks=4) at every M
+#   2  the closing bench (TUNE= the winners until they are defaults)
+set -u
+out=${OUT:-/tmp/out}
+mkdir -p "$out"
+DECODE=gu_decode=3,dc_decode=3
+case "${1:?run number}" in
+  1)
+    VARIANTS="n: d:$DECODE d2:$DECODE n2:" MODELS=deepseek-v3,glm-4.5,llama4-maverick,qwen3-next MS=1,2,4 \
+      ROWS=" gate_up | down |pair_pdl|ceiling" tools/gpu_ab.sh | tee "$out/run1_small.txt"
+    VARIANTS="n: d:$DECODE d2:$DECODE n2:" MODELS=deepseek-v3,glm-4.5,llama4-maverick,qwen3-next MS=8,16 \
+      ROWS=" gate_up | down |pair_pdl|ceiling" tools/gpu_ab.sh | tee "$out/run1_large.txt"
+    VARIANTS="n: c:dc_chunks=4 c2:dc_chunks=4 n2:" MODELS=llama4-maverick MS=1,2,4,8,16 \
+      ROWS=" down |pair_pdl|ceiling" tools/gpu_ab.sh | tee "$out/run1_llama.txt"
+    ;;
+  2)
+    MOEGEMV_TUNE=${TUNE:-} MOEGEMV_CACHE_DIR=/tmp/cache_final timeout 300 .gpubin/moegemv bench \
+      --json "$out/s18_final.json" > "$out/s18_final.log" 2>&1
+    echo "bench: rc=$?"; grep -a "M=1 \|PDL saving" -A0 "$out/s18_final.log" | head -20
+    ;;
+esac
