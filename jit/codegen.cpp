@@ -165,7 +165,7 @@ KernelConfig kernel_config(const Key& key, const std::string& tune) {
   const bool gu = key.kind == Kind::kGateUp;
   KernelConfig c = gu ? default_gate_up_config(key.h, key.k) : default_down_config(key.h, key.i, key.si, key.k);
   bool pipe_set = false, warps_set = false, stream_set = false, split_set = false, minb_set = false,
-       maxreg_set = false, group_set = false;
+       maxreg_set = false, group_set = false, decode_set = false;
   std::size_t start = 0;
   while (start < tune.size()) {
     std::size_t end = tune.find(',', start);
@@ -213,7 +213,7 @@ KernelConfig kernel_config(const Key& key, const std::string& tune) {
       c.maxreg = value, maxreg_set = true;
     else if (field == "m1pipe" && gu && value <= 8) c.m1_pipe = value;
     else if (field == "m1minb" && gu && value >= 1 && value <= 16) c.m1_minb = value;
-    else if (field == "decode" && value <= kDecodeFormMax) c.decode = value;
+    else if (field == "decode" && value <= kDecodeFormMax) c.decode = value, decode_set = true;
     else if (field == "bindex" && value <= 1) c.bindex = value;
     else if (field == "gcount" && !gu && value <= 1) c.gcount = value;
     else if (field == "shx" && gu && value <= 2) c.shx = value;
@@ -238,6 +238,8 @@ KernelConfig kernel_config(const Key& key, const std::string& tune) {
       // The grouped down: a second kernel of the streaming down's module (down_group.cuh).
       if (!gu && !group_set) s.group = down_group_default(key.i, key.k);
       if (!gu && down_group_rings(key.h, key.i, key.si, key.k) == 0) s.group = 0;
+      // The grouped down from M <= 8 is slower with the default decode form (kernel_config.h).
+      if (!gu && !decode_set && s.group != 0 && s.group <= 8) s.decode = 0;
       return s;
     }
     // The shape cannot take the streaming kernel (K lengths, shared memory): the classic one (the

@@ -63,7 +63,7 @@
 // of a word's sign-cleared nibbles) moved by an f16 multiply, not a shift (integer ALU; one per
 // 8 weights); 2: each block scale S broadcast to both halves of its bf16x2 by a bf16 multiply,
 // not an F2FP pack (one per 16 weights).
-// Session 14 (v40 = bit 1, v41 = bit 2), not yet measured on the GPU (no device that session).
+// Session 14 (v40 = bit 1, v41 = bit 2); measured in session 18 (kDecodeDefault).
 #ifndef MOEGEMV_DECODE
 #define MOEGEMV_DECODE 0
 #endif
@@ -91,6 +91,13 @@
 namespace moegemv {
 
 constexpr int kDecodeFormMax = 3;  // MOEGEMV_DECODE's forms: 0..kDecodeFormMax
+// The default form (both kernels; the template's own default, 0, is what the macro's absence
+// means). Session 18 (H200, run 1: n d d n, 3 against 0, same bits): pair with PDL DeepSeek-V3
+// -2.3..-4.3% at M = 1..16, Llama-4 -0.8..-2.2%, Qwen3-Next -0.5..-1.7%, GLM-4.5 -0.4..-4.6% at
+// M = 1..4; but GLM-4.5's grouped down (from M = 8) lost (+2.0% at M = 8, +5.7% at 16), so a
+// down module whose grouped kernel runs from M <= 8 keeps 0 (jit/codegen.cpp). On an H100
+// (session 18, run 2) the same change gave -1.6% on DeepSeek-V3's gate_up at M = 1.
+constexpr int kDecodeDefault = 3;
 
 // DIAGNOSTIC (MOEGEMV_TIMELINE, templates/timeline.cuh): CTAs whose start / PDL wait / end are
 // recorded (later CTAs are not).

@@ -156,6 +156,7 @@ MOEGEMV_HD constexpr int gate_up_single_token_min_blocks(int warps) {
 }
 MOEGEMV_HD constexpr KernelConfig default_gate_up_config(int h, int k) {
   KernelConfig c{};  // fields not named here are 0
+  c.decode = kDecodeDefault;
   c.split = gate_up_split_default(h, k) ? 1 : 0;
   c.warps = gate_up_warps_default(h);
   c.pipe = 2;
@@ -202,6 +203,7 @@ MOEGEMV_HD constexpr KernelConfig default_down_config(int h, int i, int si, int 
   c.lanes = down_producer_lanes_default(i);
   c.maxreg = two ? kDownTwoPerSmRegs : 0;
   c.wstage = kDownWarpStageAuto;
+  c.decode = kDecodeDefault;  // 0 where the grouped down runs from M <= 8 (jit/codegen.cpp)
   return c;
 }
 
@@ -286,8 +288,10 @@ MOEGEMV_HD constexpr int down_stream_chunks_min(int i, int k) { return k >= 8 &&
 // Consumer warps the default streaming down doubles its warps per segment towards (while the
 // segments split into whole steps). Session 5 (run 7, with the combiner warp): Llama-4 (K = 1,
 // 2 segments) with 8 warps per segment (16) instead of 4: down M=1 24.9 -> 23.4 us, M=4 71.6 ->
-// 65.5; session 4 had found no gain there with the per-unit barrier.
-MOEGEMV_HD constexpr int down_stream_target_warps(int k) { return k == 1 ? 16 : 8; }
+// 65.5; session 4 had found no gain there with the per-unit barrier. Session 18 (H200, run 1,
+// n c c n, since v37's whole-unit loops): 4 warps per segment (8) are faster again: down -1.5%
+// at M = 1, -2.6% M = 2, -4.0% M = 4, pair with PDL -0.5..-2.7% at M = 1..16.
+MOEGEMV_HD constexpr int down_stream_target_warps(int /*k*/) { return 8; }
 // The consumer warps, the producer and the combiner must fit one CTA.
 MOEGEMV_HD constexpr bool down_stream_fits(int i, int si, int k, int chunks) {
   return chunks >= 1 && k <= 32 && i % 256 == 0 && si % 256 == 0 && chunks <= i / 256 &&

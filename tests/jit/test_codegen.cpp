@@ -116,13 +116,22 @@ TEST_CASE("MOEGEMV_TUNE overrides the kernel config and names bad entries", "[co
   CHECK(jit::generate_source(gu, "sm_90", "gu_knock=3").find("#define MOEGEMV_KNOCK 3") != std::string::npos);
   CHECK(jit::generate_source(dc, "sm_90", "dc_knock=1").find("#define MOEGEMV_KNOCK 1") != std::string::npos);
   CHECK_THROWS_WITH(jit::kernel_config(gu, "gu_knock=32"), Catch::Contains("gu_knock=32"));
-  // The decode form (session 14): 0 by default, emitted only when asked for, also where the
-  // shape falls back to the classic kernel; out of range names itself.
-  CHECK(base.decode == 0);
-  CHECK(jit::generate_source(dc, "sm_90", "").find("MOEGEMV_DECODE") == std::string::npos);
+  // The decode form (session 14): 3 by default since session 18, 0 (no macro) in a down module
+  // whose grouped kernel runs from M <= 8 (GLM-4.5) unless asked for; kept where the shape falls
+  // back to the classic kernel; out of range names itself.
+  CHECK(base.decode == 3);
+  CHECK(jit::kernel_config(dc, "").decode == 3);
+  CHECK(jit::generate_source(dc, "sm_90", "").find("#define MOEGEMV_DECODE 3") != std::string::npos);
+  CHECK(jit::generate_source(dc, "sm_90", "dc_decode=0").find("MOEGEMV_DECODE") == std::string::npos);
+  const Key glm_dc{Kind::kDownCombine, 5120, 1536, 1536, 8};
+  CHECK(jit::kernel_config(glm_dc, "").group == 8);
+  CHECK(jit::kernel_config(glm_dc, "").decode == 0);
+  CHECK(jit::kernel_config(glm_dc, "dc_decode=3").decode == 3);
+  CHECK(jit::kernel_config(glm_dc, "dc_group=0").decode == 3);
+  CHECK(jit::kernel_config(dc, "dc_group=8").decode == 0);
   CHECK(jit::generate_source(gu, "sm_90", "gu_decode=1").find("#define MOEGEMV_DECODE 1") != std::string::npos);
   CHECK(jit::generate_source(dc, "sm_90", "dc_decode=1").find("#define MOEGEMV_DECODE 1") != std::string::npos);
-  CHECK(jit::generate_source(dc, "sm_90", "gu_decode=1").find("MOEGEMV_DECODE") == std::string::npos);
+  CHECK(jit::generate_source(dc, "sm_90", "gu_decode=1").find("#define MOEGEMV_DECODE 3") != std::string::npos);
   CHECK(jit::kernel_config(dc, "dc_decode=1,dc_stream=1,dc_pipe=8").stream == 0);
   CHECK(jit::kernel_config(dc, "dc_decode=1,dc_stream=1,dc_pipe=8").decode == 1);
   CHECK(jit::kernel_config(dc, "dc_decode=3").decode == 3);
@@ -189,8 +198,8 @@ TEST_CASE("the streaming config fills its shape-derived fields and fits shared m
   CHECK(jit::kernel_config(dc, "dc_stream=1,dc_chunks=1").warps == 9);
   // Qwen3-Next (I = 512, 2 half-steps per segment): one warp per segment.
   CHECK(jit::kernel_config(Key{Kind::kDownCombine, 2048, 512, 512, 10}, "dc_stream=1").warps == 11);
-  // Llama-4 (K = 1): 2 segments, 8 warps each (session 5).
-  CHECK(jit::kernel_config(Key{Kind::kDownCombine, 5120, 8192, 8192, 1}, "dc_stream=1").warps == 16);
+  // Llama-4 (K = 1): 2 segments, 4 warps each (session 18; 8 since session 5 before).
+  CHECK(jit::kernel_config(Key{Kind::kDownCombine, 5120, 8192, 8192, 1}, "dc_stream=1").warps == 8);
   // A CTA holds at most 32 warps (consumers, producer, combiner): more warps per segment than that
   // allows, or K + 1 segments that alone exceed it, fall back to the classic kernel.
   CHECK(jit::kernel_config(dc, "dc_stream=1,dc_chunks=8").stream == 0);
