@@ -69,21 +69,23 @@
 #endif
 // MOEGEMV_B_INDEX (tile.cuh BIndex, GlobalB): 1 = the B operand's group indices as int, so a
 // step's shared loads take immediate offsets, and x read from global per step from one base
-// pointer per step (session 14, v42 candidate, not yet measured: gate_up's loops 4-6% fewer
-// instructions, cuobjdump); 0 = as before.
+// pointer per step (session 14, v42: gate_up's loops 4-6% fewer instructions, cuobjdump; session
+// 18, H100: no gain, +1.7% on DeepSeek-V3's gate_up at M = 1); 0 = as before.
 #ifndef MOEGEMV_B_INDEX
 #define MOEGEMV_B_INDEX 0
 #endif
 // MOEGEMV_DC_GCOUNT (down_group.cuh GroupUnitWalk): 1 = the grouped down's units walked by
 // counting (item round and tile) instead of a run-time division and modulo by the CTA's tile count
-// per unit in each warp (session 14, v43 candidate, not yet measured); 0 = divided, as before.
+// per unit in each warp (session 14, v43; session 18, H100, with the other candidates at M = 16:
+// within the spread); 0 = divided, as before.
 #ifndef MOEGEMV_DC_GCOUNT
 #define MOEGEMV_DC_GCOUNT 0
 #endif
 // MOEGEMV_GU_SHX (gate_up.cuh gate_up_shared): 1 = at M = 1 the shared expert's tiles stage x in
 // shared memory, as the routed tiles do, instead of reading and permuting it per step; 2 = also
 // split their rows where the routed tiles are split (tile_split.cuh; other sums) (session 14,
-// v44 candidates, not yet measured); 0 = per step, as before.
+// v44; session 18, H100: gate_up at M = 1 3-5% slower on DeepSeek-V3 and GLM-4.5, Llama-4 -0.3%);
+// 0 = per step, as before.
 #ifndef MOEGEMV_GU_SHX
 #define MOEGEMV_GU_SHX 0
 #endif
