@@ -31,6 +31,9 @@ void add_bench_command(CLI::App& app) {
   cmd->add_option("--batches", config->batches, "timed batches (median reported)");
   cmd->add_option("--replays", config->replays, "graph replays per batch");
   cmd->add_option("--json", *json, "write the results as JSON to this file");
+  cmd->add_option("--seed", config->seed,
+                  "weights, routing and inputs from this seed (0: fresh each run); runs to be "
+                  "compared at M >= 2 should share one, so that they touch the same bytes");
   cmd->add_flag("--timeline", config->timeline,
                 "diagnostic: after each pair, the CTAs' start / PDL wait / end of one more replay "
                 "(needs MOEGEMV_TUNE=gu_timeline=1,dc_timeline=1)");

@@ -5,13 +5,15 @@
 # (default qwen3-next; 1,4), ROWS a regex of the modes to keep (default gate_up, down, pairs).
 # Each variant runs with its own cache; the table on stdout: per preset, M and mode, each
 # variant's us per layer in run order and each variant's mean against the first's, then the
-# streaming-read ceiling of each bench.
+# streaming-read ceiling of each bench. Every variant's bench gets --seed ${SEED:-1} (session 18):
+# the same weights, routing and inputs, so at M >= 2 all variants touch the same bytes (before,
+# each bench drew its own routing: unique bytes differed by up to 10% between runs).
 set -u
 for v in ${VARIANTS:?}; do
   name=${v%%:*}; tune=${v#*:}; bin=moegemv
   case $name in *@*) bin=${name#*@}; name=${name%%@*} ;; esac
   MOEGEMV_CACHE_DIR=/tmp/cache_ab_$name MOEGEMV_TUNE="$tune" timeout 150 .gpubin/$bin bench \
-    --model "${MODELS:-qwen3-next}" --m "${MS:-1,4}" --batches "${BATCHES:-5}" 2>&1 |
+    --model "${MODELS:-qwen3-next}" --m "${MS:-1,4}" --batches "${BATCHES:-5}" --seed "${SEED:-1}" 2>&1 |
     grep -E "^(qwen|deep|glm|llama|stream)" | grep -E "${ROWS:- gate_up | down |pair|ceiling}" |
     awk -v n="$name" '{printf "%s %-16s M=%-2s %-9s %8s %6s\n", n, $1, $2, $3, $4, $8}' |
     tee -a "${OUT:-/tmp}/ab_raw.txt"  # kept as it comes, for a call cut short (session 17)

@@ -52,6 +52,13 @@ TEST_CASE("models --tp that breaks the multiple-of-64 rule fails naming --tp", "
   CHECK_THAT(r.err, !Contains("terminate"));
 }
 
+TEST_CASE("bench names a bad --seed before it looks for a GPU", "[cli]") {
+  TempDir dir;
+  const Result r = run_cli({"bench", "--seed", "abc"}, dir);
+  CHECK(r.status != 0);
+  CHECK_THAT(r.err, Contains("--seed"));
+}
+
 TEST_CASE("check --shard-control sums CPU reference shards without a GPU", "[cli]") {
   TempDir dir;
   const Result r =

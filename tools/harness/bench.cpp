@@ -189,6 +189,7 @@ BenchResult run_bench(const BenchConfig& config, CUstream stream,
   result.device = fmt::format("{} ({}, {} SMs, {} MB L2)", info.name, info.arch(), info.sm_count,
                               info.l2_bytes >> 20);
   result.tune = Options::global().tune;
+  result.seed = config.seed;
   result.ceiling_bytes = 4.0 * (1ull << 30);
   result.ceiling_gbps = measure_stream_read(static_cast<std::size_t>(result.ceiling_bytes), stream);
 
@@ -202,7 +203,10 @@ BenchResult run_bench(const BenchConfig& config, CUstream stream,
     int layers = static_cast<int>(std::ceil(4.0 * info.l2_bytes / touched_m1));
     layers = std::clamp(layers, 2, 32);
     layers = std::min(layers, std::max(1, static_cast<int>(config.max_gib * (1ull << 30) / layer_bytes)));
-    auto host = nvfp4::make_layer_fast(shape, fresh_seed());
+    auto seed_of = [&](int m, int l) {
+      return config.seed ? bench_seed(config.seed, name, m, l) : fresh_seed();
+    };
+    auto host = nvfp4::make_layer_fast(shape, seed_of(0, 0));
     ModelRun run{shape, {}};
     for (int l = 0; l < layers; ++l) run.layers.push_back(std::make_unique<DeviceLayer>(host));
     prepare(preset.keys()[0]);
@@ -212,7 +216,7 @@ BenchResult run_bench(const BenchConfig& config, CUstream stream,
       std::vector<std::unique_ptr<DeviceStep>> steps;
       double gu_bytes = 0, down_bytes = 0;
       for (int l = 0; l < layers; ++l) {
-        auto in = nvfp4::make_inputs(shape, m, fresh_seed());
+        auto in = nvfp4::make_inputs(shape, m, seed_of(m, l));
         steps.push_back(std::make_unique<DeviceStep>(shape, m));
         steps.back()->upload(in);
         std::set<int> experts;
@@ -270,10 +274,26 @@ BenchResult run_bench(const BenchConfig& config, CUstream stream,
   return result;
 }
 
+std::uint64_t bench_seed(std::uint64_t base, const std::string& model, int m, int layer) {
+  std::uint64_t h = 0xcbf29ce484222325ull;  // FNV-1a
+  for (unsigned char c : model) h = (h ^ c) * 0x100000001b3ull;
+  auto mix = [](std::uint64_t z) {  // SplitMix64's finalizer
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+  };
+  std::uint64_t z = mix(base + 0x9e3779b97f4a7c15ull);
+  z = mix(z ^ h);
+  z = mix(z ^ (static_cast<std::uint64_t>(static_cast<std::uint32_t>(m)) << 32 |
+               static_cast<std::uint32_t>(layer)));
+  return z;
+}
+
 std::string to_json(const BenchResult& r) {
   nlohmann::json j;
   j["device"] = r.device;
   j["tune"] = r.tune;
+  j["seed"] = r.seed;
   j["ceiling_gbps"] = r.ceiling_gbps;
   j["ceiling_bytes"] = r.ceiling_bytes;
   for (const auto& row : r.rows)
@@ -284,8 +304,9 @@ std::string to_json(const BenchResult& r) {
 }
 
 std::string to_table(const BenchResult& r) {
-  std::string s = fmt::format("device: {}\nkernel configs: {}\nstreaming-read ceiling: {:.0f} GB/s ({:.0f} GiB read)\n",
+  std::string s = fmt::format("device: {}\nkernel configs: {}\nseed: {}\nstreaming-read ceiling: {:.0f} GB/s ({:.0f} GiB read)\n",
                               r.device, r.tune.empty() ? "default" : "MOEGEMV_TUNE=" + r.tune,
+                              r.seed ? std::to_string(r.seed) : std::string("fresh"),
                               r.ceiling_gbps, r.ceiling_bytes / (1ull << 30));
   s += fmt::format("{:<18} {:>3} {:<9} {:>9} {:>7} {:>9} {:>7} {:>6}\n", "model", "M", "mode",
                    "us/layer", "spread", "MB", "GB/s", "%ceil");

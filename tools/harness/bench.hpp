@@ -4,6 +4,7 @@
 // the streaming-read ceiling measured in the same run.
 #include <cuda.h>
 
+#include <cstdint>
 #include <functional>
 #include <string>
 #include <vector>
@@ -21,7 +22,15 @@ struct BenchConfig {
   int replays = 10;     ///< graph replays per batch
   double max_gib = 48;  ///< device memory budget for the rotated layers
   bool timeline = false;  ///< diagnostic: CTA stamps of one more pair replay (harness/timeline.hpp)
+  /// 0: fresh weights, routing and inputs each run; else derived from it (bench_seed), so runs
+  /// with the same seed touch the same bytes (A/B of variants at M >= 2, session 18).
+  std::uint64_t seed = 0;
 };
+
+/// The seed of one preset's weights (m = 0, layer = 0) or of layer `layer`'s routing and inputs at
+/// M = m, from a bench run's seed: the same for the same arguments on every machine and build,
+/// distinct across layers, M and presets (SplitMix64 over FNV-1a of the preset's name).
+std::uint64_t bench_seed(std::uint64_t base, const std::string& model, int m, int layer);
 
 struct BenchRow {
   std::string model;
@@ -39,6 +48,7 @@ struct BenchRow {
 struct BenchResult {
   std::string device;
   std::string tune;         ///< MOEGEMV_TUNE of the run ("" = default kernel configs)
+  std::uint64_t seed = 0;   ///< BenchConfig::seed (0: fresh)
   double ceiling_gbps = 0;  ///< streaming read over >= 2 GiB, same run
   double ceiling_bytes = 0;
   std::vector<BenchRow> rows;
