@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """Plots % of the streaming-read ceiling against M per model from `moegemv bench --json` files.
 
-Usage: plot_bench.py OUT.png BENCH.json [BENCH.json...]; each file is one line style (its name
-is the legend label), each model one colour; the chained pair with PDL is plotted."""
+Usage: plot_bench.py [--card NAME] OUT.png BENCH.json [BENCH.json...]; each file is one line
+style (its name is the legend label), each model one colour; the chained pair with PDL is
+plotted. NAME goes in the title (default H200)."""
 import json, os, sys
 
 import matplotlib
@@ -10,7 +11,11 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 
-out, files = sys.argv[1], sys.argv[2:]
+args = sys.argv[1:]
+card = "H200"
+if args[:1] == ["--card"]:
+    card, args = args[1], args[2:]
+out, files = args[0], args[1:]
 styles = ["-o", "--s", ":^", "-.v"]
 fig, ax = plt.subplots(figsize=(8, 5))
 colors = {}
@@ -31,6 +36,6 @@ ax.set_ylim(0, 100)
 ax.axhline(85, color="gray", lw=0.8, ls=":")
 ax.grid(alpha=0.3)
 ax.legend(fontsize=7, loc="lower right", ncol=2)
-ax.set_title("moegemv on H200: unique bytes touched / time, per layer")
+ax.set_title(f"moegemv on {card}: unique bytes touched / time, per layer")
 fig.tight_layout()
 fig.savefig(out, dpi=110)
