@@ -80,7 +80,7 @@ int config_smem(const Key& key, const KernelConfig& c) {
 }
 
 // Fills the streaming config's unset fields: gate_up 8 consumer warps; down enough warps per
-// segment (chunks) for down_stream_target_warps consumer warps, at least down_stream_chunks_min;
+// segment (chunks) for kDownStreamTargetWarps consumer warps, at least down_stream_chunks_min;
 // the deepest ring (<= 4 slots) that fits, then as many x tokens (<= 8) as the rest of shared
 // memory holds. False when the shape cannot take it.
 bool complete_stream_config(const Key& key, KernelConfig& c, bool pipe_set, bool warps_set) {
@@ -89,7 +89,7 @@ bool complete_stream_config(const Key& key, KernelConfig& c, bool pipe_set, bool
   if (!gu && c.chunks == 0) {
     c.chunks = down_stream_chunks_min(key.i, key.k);
     if (!down_stream_fits(key.i, key.si, key.k, c.chunks)) c.chunks = 1;
-    while (down_stream_warps(key.si, key.k, c.chunks) < down_stream_target_warps(key.k) &&
+    while (down_stream_warps(key.si, key.k, c.chunks) < kDownStreamTargetWarps &&
            down_stream_fits(key.i, key.si, key.k, 2 * c.chunks))
       c.chunks *= 2;
   }

@@ -177,7 +177,7 @@ MOEGEMV_HD constexpr KernelConfig default_gate_up_config(int h, int k) {
 // (run 5: ~1.6 us per unit). Qwen3-Next pair with PDL M=1 13.04 -> 12.54 us, M=2 +0.3%, M=4
 // -2%, M=8 -4%; the down alone is slower (M=1 6.35 -> 6.60): the gain is the overlap.
 constexpr int kDownTwoPerSmRegs = 72;
-// (With >= 8 segments the down has one warp per segment, down_stream_target_warps, so its CTA is
+// (With >= 8 segments the down has one warp per segment, kDownStreamTargetWarps, so its CTA is
 // the segments' warps plus the producer and the combiner.)
 MOEGEMV_HD constexpr bool down_two_per_sm_default(int i, int si, int k) {
   const int segments = k + (si > 0 ? 1 : 0);
@@ -291,7 +291,7 @@ MOEGEMV_HD constexpr int down_stream_chunks_min(int i, int k) { return k >= 8 &&
 // 65.5; session 4 had found no gain there with the per-unit barrier. Session 18 (H200, run 1,
 // n c c n, since v37's whole-unit loops): 4 warps per segment (8) are faster again: down -1.5%
 // at M = 1, -2.6% M = 2, -4.0% M = 4, pair with PDL -0.5..-2.7% at M = 1..16.
-MOEGEMV_HD constexpr int down_stream_target_warps(int /*k*/) { return 8; }
+constexpr int kDownStreamTargetWarps = 8;
 // The consumer warps, the producer and the combiner must fit one CTA.
 MOEGEMV_HD constexpr bool down_stream_fits(int i, int si, int k, int chunks) {
   return chunks >= 1 && k <= 32 && i % 256 == 0 && si % 256 == 0 && chunks <= i / 256 &&

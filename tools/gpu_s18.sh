@@ -12,6 +12,10 @@ set -u
 out=${OUT:-/tmp/out}
 mkdir -p "$out"
 DECODE=gu_decode=3,dc_decode=3
+v45_ab() {  # v45 against the build before it (o n n o), every preset, M = $1; table to $2
+  VARIANTS="o@moegemv_old: n: n2: o2@moegemv_old:" MODELS=deepseek-v3,glm-4.5,llama4-maverick,qwen3-next \
+    MS=$1 ROWS=" gate_up | down |pair_pdl|ceiling" tools/gpu_ab.sh | tee "$out/$2"
+}
 case "${1:?run number}" in
   1)
     VARIANTS="n: d:$DECODE d2:$DECODE n2:" MODELS=deepseek-v3,glm-4.5,llama4-maverick,qwen3-next MS=1,2,4 \
@@ -24,15 +28,13 @@ case "${1:?run number}" in
   3)
     MOEGEMV_CACHE_DIR=/tmp/cache_tests timeout 200 .gpubin/test_runtime "[gpu]" > "$out/tests3.log" 2>&1
     echo "[gpu] tests: rc=$?"; grep -aE "^test cases" "$out/tests3.log"
-    VARIANTS="o@moegemv_old: n: n2: o2@moegemv_old:" MODELS=deepseek-v3,glm-4.5,llama4-maverick,qwen3-next \
-      MS=1,4 ROWS=" gate_up | down |pair_pdl|ceiling" tools/gpu_ab.sh | tee "$out/run3.txt"
+    v45_ab 1,4 run3.txt
     "$0" 2
     ;;
   4)
     card=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1); echo "card: $card"
     case $card in
-      *H200*) VARIANTS="o@moegemv_old: n: n2: o2@moegemv_old:" MODELS=deepseek-v3,glm-4.5,llama4-maverick,qwen3-next \
-                MS=1 ROWS=" gate_up | down |pair_pdl|ceiling" tools/gpu_ab.sh | tee "$out/run4.txt" ;;
+      *H200*) v45_ab 1 run4.txt ;;
       *) echo "not an H200: nothing to add (call 9 ran the H100 part)" ;;
     esac
     ;;
