@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Session 19's device runs. Build here (`make gpubin`), carry [".gpubin"]; each run fits one
+# 10-minute call. The card that comes is printed first: compare numbers only within a run.
+#   1  the [gpu] tests, the closing bench of the defaults (v45; --seed 1, JSON), then v45 against
+#      the build before it (.gpubin/moegemv_old, o n n o) at M = 1 on every preset
+#   2  Nsight Compute at M = 1 on every preset, gate_up and down_combine (tools/gpu_profile.sh):
+#      the sections and the per-instruction stall samples of the defaults
+#   3  an A/B of MOEGEMV_TUNE variants against the defaults at M = 1, 4 (VARIANTS as gpu_ab.sh)
+set -u
+out=${OUT:-/tmp/out}
+mkdir -p "$out"
+card=$(nvidia-smi --query-gpu=name,clocks.max.sm,clocks.max.mem --format=csv,noheader | head -1)
+echo "card: $card" | tee "$out/card.txt"
+case "${1:?run number}" in
+  1)
+    MOEGEMV_CACHE_DIR=/tmp/cache_tests timeout 200 .gpubin/test_runtime "[gpu]" > "$out/tests.log" 2>&1
+    echo "[gpu] tests: rc=$?"; grep -aE "^test cases" "$out/tests.log"
+    MOEGEMV_CACHE_DIR=/tmp/cache_final timeout 300 .gpubin/moegemv bench --seed 1 \
+      --json "$out/s19_final.json" > "$out/s19_final.log" 2>&1
+    echo "bench: rc=$?"
+    VARIANTS="o@moegemv_old: n: n2: o2@moegemv_old:" MODELS=deepseek-v3,glm-4.5,llama4-maverick,qwen3-next \
+      MS=1 ROWS=" gate_up | down |pair_pdl|ceiling" timeout 240 tools/gpu_ab.sh | tee "$out/v45_ab.txt"
+    grep -a "M=1 \|PDL saving\|ceiling" "$out/s19_final.log" | head -40
+    ;;
+  2)
+    for model in deepseek-v3 glm-4.5 llama4-maverick qwen3-next; do
+      OUT=$out timeout 140 tools/gpu_profile.sh "$model" 1
+    done
+    ;;
+  3)
+    VARIANTS=${VARIANTS:?} MODELS=${MODELS:-deepseek-v3,glm-4.5,llama4-maverick,qwen3-next} \
+      MS=${MS:-1,4} ROWS=${ROWS:- gate_up | down |pair_pdl|ceiling} tools/gpu_ab.sh | tee "$out/ab.txt"
+    ;;
+esac
