@@ -6,6 +6,9 @@
 #   2  Nsight Compute at M = 1 on every preset, gate_up and down_combine (tools/gpu_profile.sh):
 #      the sections and the per-instruction stall samples of the defaults
 #   3  an A/B of MOEGEMV_TUNE variants against the defaults at M = 1, 4 (VARIANTS as gpu_ab.sh)
+#   4  run 2's profiles of DeepSeek-V3 and GLM-4.5 again, packed in one tarball (run 2's stall
+#      samples did not come back: too many files), then the knock-outs of the decode (bit 1) and
+#      the scale multiply (bit 2) in both kernels against the defaults, every preset, M = 1, 4
 set -u
 out=${OUT:-/tmp/out}
 mkdir -p "$out"
@@ -26,6 +29,14 @@ case "${1:?run number}" in
     for model in deepseek-v3 glm-4.5 llama4-maverick qwen3-next; do
       OUT=$out timeout 140 tools/gpu_profile.sh "$model" 1
     done
+    ;;
+  4)
+    mkdir -p /tmp/prof
+    for model in deepseek-v3 glm-4.5; do OUT=/tmp/prof timeout 140 tools/gpu_profile.sh "$model" 1; done
+    tar -C /tmp/prof -czf "$out/prof.tgz" .
+    VARIANTS="n: k2:gu_knock=2,dc_knock=2 k1:gu_knock=1,dc_knock=1 k12:gu_knock=1,dc_knock=1 k22:gu_knock=2,dc_knock=2 n2:" \
+      MODELS=deepseek-v3,glm-4.5,llama4-maverick,qwen3-next MS=1,4 ROWS=" gate_up | down |pair_pdl|ceiling" \
+      tools/gpu_ab.sh | tee "$out/knock.txt"
     ;;
   3)
     VARIANTS=${VARIANTS:?} MODELS=${MODELS:-deepseek-v3,glm-4.5,llama4-maverick,qwen3-next} \
