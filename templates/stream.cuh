@@ -88,9 +88,12 @@ __device__ __forceinline__ void release(const Barriers& bars, int index) {
 // Loaded into registers a unit ahead, then parked in the warp's shared scratch (one u32 per step
 // per lane, lane-interleaved), so the step loop can index them at run time: a fully unrolled loop
 // with register-indexed scales was ~20 KB of code per unit and ran 1.4x slower (PERF.md, v8).
+// The two rows' u16 stay in registers of their own until the unit that uses them: joined into one
+// u32 where they were loaded, the join waited for both loads right there, a unit early, and that
+// wait held 28% of DeepSeek-V3 down's stall samples (session 19, ncu on an H100).
 template <int kMax>
 struct ScaleRegs {
-  unsigned int v[kMax];
+  unsigned int lo_row[kMax], hi_row[kMax];  // the u16 of mma rows g and g + 8, zero-extended
 
   // lo / hi: the scale u32 of atom 0 of the lane's two rows (nvfp4::swizzle_row_offset), plus the
   // atoms before the rows' first step 0; steps [first, first + n).
@@ -100,23 +103,28 @@ struct ScaleRegs {
     for (int i = 0; i < kMax; ++i) {
       if (i < n) {
         const int off = (2 * (first + i) + (t >> 1)) * 512 + (t & 1) * 2;
-        v[i] = ptx::ld_nc_u16(lo + off) | (static_cast<unsigned int>(ptx::ld_nc_u16(hi + off)) << 16);
+        lo_row[i] = ptx::ld_nc_u16(lo + off);
+        hi_row[i] = ptx::ld_nc_u16(hi + off);
       }
     }
   }
+  // Step i as slot_dot reads it: {lo row u16, hi row u16}.
+  __device__ __forceinline__ unsigned int joined(int i) const { return lo_row[i] | (hi_row[i] << 16); }
   // scratch: this lane's first word (warp scratch + lane); word i at scratch[32 * i].
   __device__ __forceinline__ void park(unsigned int* scratch, int n) const {
 #pragma unroll
     for (int i = 0; i < kMax; ++i)
-      if (i < n) scratch[32 * i] = v[i];
+      if (i < n) scratch[32 * i] = joined(i);
   }
 };
 
 // slot_dot's view of a lane's scales: step i as {lo row u16, hi row u16}.
 template <int kMax>
 struct HeldScales {  // ScaleRegs' registers, for a slot_dot whose steps are all constant indices
-  unsigned int v[kMax];
-  __device__ __forceinline__ unsigned int operator()(int i) const { return v[i]; }
+  unsigned int lo_row[kMax], hi_row[kMax];
+  __device__ __forceinline__ unsigned int operator()(int i) const {
+    return lo_row[i] | (hi_row[i] << 16);
+  }
 };
 struct ParkedScales {  // ScaleRegs::park's words
   const unsigned int* p;
@@ -179,7 +187,7 @@ struct ScaleFeed {
   __device__ __forceinline__ HeldScales<kMax> held() const {
     HeldScales<kMax> h;
 #pragma unroll
-    for (int i = 0; i < kMax; ++i) h.v[i] = regs.v[i];
+    for (int i = 0; i < kMax; ++i) h.lo_row[i] = regs.lo_row[i], h.hi_row[i] = regs.hi_row[i];
     return h;
   }
   __device__ __forceinline__ auto view(int v, int lane) const {

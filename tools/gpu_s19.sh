@@ -6,6 +6,8 @@
 #   2  Nsight Compute at M = 1 on every preset, gate_up and down_combine (tools/gpu_profile.sh):
 #      the sections and the per-instruction stall samples of the defaults
 #   3  an A/B of MOEGEMV_TUNE variants against the defaults at M = 1, 4 (VARIANTS as gpu_ab.sh)
+#   5  v46 against v45 (.gpubin/moegemv_v45, built from the commit before v46): check logs with
+#      one seed (same bits expected), the [gpu] tests, o n n o at M = 1, 4 (every preset) and 16
 #   4  run 2's profiles of DeepSeek-V3 and GLM-4.5 again, packed in one tarball (run 2's stall
 #      samples did not come back: too many files), then the knock-outs of the decode (bit 1) and
 #      the scale multiply (bit 2) in both kernels against the defaults, every preset, M = 1, 4
@@ -37,6 +39,22 @@ case "${1:?run number}" in
     VARIANTS="n: k2:gu_knock=2,dc_knock=2 k1:gu_knock=1,dc_knock=1 k12:gu_knock=1,dc_knock=1 k22:gu_knock=2,dc_knock=2 n2:" \
       MODELS=deepseek-v3,glm-4.5,llama4-maverick,qwen3-next MS=1,4 ROWS=" gate_up | down |pair_pdl|ceiling" \
       tools/gpu_ab.sh | tee "$out/knock.txt"
+    ;;
+  5)  # v46 (scale u16s joined at use) against v45 (.gpubin/moegemv_v45): same bits, then speed
+    for b in moegemv_v45 moegemv; do
+      MOEGEMV_SEED=61 MOEGEMV_CACHE_DIR=/tmp/cache_chk_$b timeout 120 .gpubin/$b check \
+        --shape 7168:2048:2048:8 --shape 2048:512:512:10 --shape 5120:1536:1536:8 --shape 2048:768:0:8 \
+        --m 1,3,16 --e 16 --replays 1 > "$out/check_$b.log" 2>&1
+      echo "check $b rc=$? (1: SPEC 8's known over-bounds, #3)"
+    done
+    diff "$out/check_moegemv_v45.log" "$out/check_moegemv.log" > "$out/check.diff"
+    echo "check logs: $(wc -l < "$out/check.diff") diff lines"; tools/check_summary.sh "$out/check_moegemv.log" | tail -5
+    MOEGEMV_CACHE_DIR=/tmp/cache_tests timeout 150 .gpubin/test_runtime "[gpu]" > "$out/tests.log" 2>&1
+    echo "[gpu] tests: rc=$?"; grep -aE "^test cases" "$out/tests.log"
+    VARIANTS="o@moegemv_v45: n: n2: o2@moegemv_v45:" MODELS=deepseek-v3,glm-4.5,llama4-maverick,qwen3-next \
+      MS=1,4 ROWS=" gate_up | down |pair_pdl|ceiling" tools/gpu_ab.sh | tee "$out/v46_ab.txt"
+    VARIANTS="o@moegemv_v45: n: n2: o2@moegemv_v45:" MODELS=deepseek-v3,glm-4.5,qwen3-next \
+      MS=16 ROWS=" down |pair_pdl|ceiling" tools/gpu_ab.sh | tee "$out/v46_ab16.txt"
     ;;
   3)
     VARIANTS=${VARIANTS:?} MODELS=${MODELS:-deepseek-v3,glm-4.5,llama4-maverick,qwen3-next} \
