@@ -7,7 +7,8 @@
 #      the sections and the per-instruction stall samples of the defaults
 #   3  an A/B of MOEGEMV_TUNE variants against the defaults at M = 1, 4 (VARIANTS as gpu_ab.sh)
 #   5  v46 against v45 (.gpubin/moegemv_v45, built from the commit before v46): check logs with
-#      one seed (same bits expected), the [gpu] tests, o n n o at M = 1, 4 (every preset) and 16
+#      one seed (same bits expected), the [gpu] tests, o n n o at M = 1, 4 (every preset) and 16;
+#      then GLM-4.5's down with one warp per segment (dc_chunks=1; measured only on an H100 before)
 #   4  run 2's profiles of DeepSeek-V3 and GLM-4.5 again, packed in one tarball (run 2's stall
 #      samples did not come back: too many files), then the knock-outs of the decode (bit 1) and
 #      the scale multiply (bit 2) in both kernels against the defaults, every preset, M = 1, 4
@@ -55,6 +56,8 @@ case "${1:?run number}" in
       MS=1,4 ROWS=" gate_up | down |pair_pdl|ceiling" tools/gpu_ab.sh | tee "$out/v46_ab.txt"
     VARIANTS="o@moegemv_v45: n: n2: o2@moegemv_v45:" MODELS=deepseek-v3,glm-4.5,qwen3-next \
       MS=16 ROWS=" down |pair_pdl|ceiling" tools/gpu_ab.sh | tee "$out/v46_ab16.txt"
+    VARIANTS="n: c:dc_chunks=1 c2:dc_chunks=1 n2:" MODELS=glm-4.5 MS=1,4 ROWS=" down |pair_pdl|ceiling" \
+      tools/gpu_ab.sh | tee "$out/glm_chunks1.txt"
     ;;
   3)
     VARIANTS=${VARIANTS:?} MODELS=${MODELS:-deepseek-v3,glm-4.5,llama4-maverick,qwen3-next} \
