@@ -9,6 +9,9 @@
 #   5  v46 against v45 (.gpubin/moegemv_v45, built from the commit before v46): check logs with
 #      one seed (same bits expected), the [gpu] tests, o n n o at M = 1, 4 (every preset) and 16;
 #      then GLM-4.5's down with one warp per segment (dc_chunks=1; measured only on an H100 before)
+#   6  on an H200: v46 against v45 (M = 1, 4), dc_sahead=1 on GLM-4.5 and Llama-4, the closing
+#      bench of v46, the knock-outs at M=1; on an H100: dc_sahead=1, v46 against v45 at M = 2, 8,
+#      the closing bench
 #   4  run 2's profiles of DeepSeek-V3 and GLM-4.5 again, packed in one tarball (run 2's stall
 #      samples did not come back: too many files), then the knock-outs of the decode (bit 1) and
 #      the scale multiply (bit 2) in both kernels against the defaults, every preset, M = 1, 4
@@ -58,6 +61,24 @@ case "${1:?run number}" in
       MS=16 ROWS=" down |pair_pdl|ceiling" tools/gpu_ab.sh | tee "$out/v46_ab16.txt"
     VARIANTS="n: c:dc_chunks=1 c2:dc_chunks=1 n2:" MODELS=glm-4.5 MS=1,4 ROWS=" down |pair_pdl|ceiling" \
       tools/gpu_ab.sh | tee "$out/glm_chunks1.txt"
+    ;;
+  6)  # the last call: v46 where it counts, then what v46 reopened (dc_sahead=1), the closing bench
+    ab() { VARIANTS="$1" MODELS=$2 MS=$3 ROWS=" gate_up | down |pair_pdl|ceiling" tools/gpu_ab.sh | tee "$out/$4"; }
+    case $card in
+      *H200*)
+        ab "o@moegemv_v45: n: n2: o2@moegemv_v45:" deepseek-v3,glm-4.5,llama4-maverick,qwen3-next 1,4 v46_ab.txt
+        ab "n: s:dc_sahead=1 s2:dc_sahead=1 n2:" glm-4.5,llama4-maverick 1,4 sahead1.txt
+        MOEGEMV_CACHE_DIR=/tmp/cache_final timeout 200 .gpubin/moegemv bench --seed 1 \
+          --json "$out/s19_v46.json" > "$out/s19_v46.log" 2>&1; echo "bench: rc=$?"
+        ab "n: k1:gu_knock=1,dc_knock=1 k2:gu_knock=2,dc_knock=2 n2:" deepseek-v3,glm-4.5,llama4-maverick,qwen3-next 1 knock.txt
+        ;;
+      *)
+        ab "n: s:dc_sahead=1 s2:dc_sahead=1 n2:" glm-4.5,llama4-maverick 1,4 sahead1.txt
+        ab "o@moegemv_v45: n: n2: o2@moegemv_v45:" deepseek-v3,glm-4.5,qwen3-next 2,8 v46_ab28.txt
+        MOEGEMV_CACHE_DIR=/tmp/cache_final timeout 200 .gpubin/moegemv bench --seed 1 \
+          --json "$out/s19_v46.json" > "$out/s19_v46.log" 2>&1; echo "bench: rc=$?"
+        ;;
+    esac
     ;;
   3)
     VARIANTS=${VARIANTS:?} MODELS=${MODELS:-deepseek-v3,glm-4.5,llama4-maverick,qwen3-next} \
