@@ -132,9 +132,13 @@ MOEGEMV_HD constexpr int scale_feed_buffers(int ahead) { return ahead == 1 ? 1 :
 // M=1 14.35 -> 14.15, M=2 21.0 -> 20.3, M=4 32.2 -> 31.2 (runs 8-9 then put Qwen3-Next on two
 // CTAs per SM with the feed in registers: down_two_per_sm_default; this stands where those do
 // not fit).
-MOEGEMV_HD constexpr int down_scale_ahead_default(int h, int i) {
-  return (h <= 5120 && i >= 1024) || i <= 512 ? 2 : 1;
-}
+// Session 19 (v47): session 6's gain was mostly the wait v46 removed (the register feed joined its
+// u16s right after loading them, a unit early). With v46, registers beat the ring on the H100
+// (n s s n, twice at M = 1..4): GLM-4.5 down -3.1/-3.3% at M=1, -2.1/-2.3% at M=2, pair with
+// PDL -1.0/-1.3% at M=1, -0.9/-1.0% at M=4, +0.2/+0.3% at M=2 (spread 0.4%), M = 8, 16 +-0.3%;
+// Llama-4 down -2.0..-3.5% at M = 1..16, pair with PDL -0.3..-1.4%. So the ring stays only at
+// I <= 512 where two CTAs per SM do not fit (not measured since session 8).
+MOEGEMV_HD constexpr int down_scale_ahead_default(int i) { return i <= 512 ? 2 : 1; }
 // Session 7 (runs 4-6, A/B in each): the streaming down's producer lane 0 issues ~100 cycles per
 // copy; at I = 512 (1 KB runs, 22 copies per unit on Qwen3-Next) that bounds the kernel, and one
 // producer lane per segment made Qwen3-Next's down 20% faster at M=1 (8.6 -> 6.9 us) and 32% at
@@ -198,7 +202,7 @@ MOEGEMV_HD constexpr KernelConfig default_down_config(int h, int i, int si, int 
   c.min_blocks = 4;
   c.split = 1;
   c.stream = kStreamDownDefault;
-  c.sahead = two ? 1 : down_scale_ahead_default(h, i);
+  c.sahead = two ? 1 : down_scale_ahead_default(i);
   c.runs = 2;
   c.lanes = down_producer_lanes_default(i);
   c.maxreg = two ? kDownTwoPerSmRegs : 0;

@@ -12,6 +12,8 @@
 #   6  on an H200: v46 against v45 (M = 1, 4), dc_sahead=1 on GLM-4.5 and Llama-4, the closing
 #      bench of v46, the knock-outs at M=1; on an H100: dc_sahead=1, v46 against v45 at M = 2, 8,
 #      the closing bench
+#   7  v47 (GLM-4.5 and Llama-4 down scales in registers): check logs against v45's with one seed
+#      on those two shapes (same bits expected), the [gpu] tests
 #   4  run 2's profiles of DeepSeek-V3 and GLM-4.5 again, packed in one tarball (run 2's stall
 #      samples did not come back: too many files), then the knock-outs of the decode (bit 1) and
 #      the scale multiply (bit 2) in both kernels against the defaults, every preset, M = 1, 4
@@ -79,6 +81,18 @@ case "${1:?run number}" in
           --json "$out/s19_v46.json" > "$out/s19_v46.log" 2>&1; echo "bench: rc=$?"
         ;;
     esac
+    ;;
+  7)  # v47's new paths (GLM-4.5 and Llama-4 scales in registers): check logs against v45's, one seed
+    for b in moegemv_v45 moegemv; do
+      MOEGEMV_SEED=61 MOEGEMV_CACHE_DIR=/tmp/cache_chk7_$b timeout 100 .gpubin/$b check \
+        --shape 5120:1536:1536:8 --shape 5120:8192:8192:1 --m 1,3,16 --e 16 --replays 1 \
+        > "$out/check7_$b.log" 2>&1
+      echo "check $b rc=$? (1: SPEC 8's known over-bounds, #3)"
+    done
+    diff "$out/check7_moegemv_v45.log" "$out/check7_moegemv.log" > "$out/check7.diff"
+    echo "check logs: $(wc -l < "$out/check7.diff") diff lines"; tools/check_summary.sh "$out/check7_moegemv.log" | tail -4
+    MOEGEMV_CACHE_DIR=/tmp/cache_tests7 timeout 150 .gpubin/test_runtime "[gpu]" > "$out/tests7.log" 2>&1
+    echo "[gpu] tests: rc=$?"; grep -aE "^test cases" "$out/tests7.log"
     ;;
   3)
     VARIANTS=${VARIANTS:?} MODELS=${MODELS:-deepseek-v3,glm-4.5,llama4-maverick,qwen3-next} \
