@@ -14,6 +14,7 @@
 #pragma once
 
 #include "down_produce.cuh"
+#include "slot_after.cuh"
 
 namespace moegemv {
 
@@ -50,13 +51,19 @@ __device__ __forceinline__ constexpr bool down_warp_stage() {
   return MOEGEMV_DC_WSTAGE == 1 ? CH == 1 : MOEGEMV_DC_WSTAGE == 2 && kSegs <= kDownWarpStageMaxSegments;
 }
 
-// Threads [0, threads) of segment seg's warps stage its act row (or sact) for token tok.
+// Threads [0, threads) of segment seg's warps stage its act row (or sact) for token tok
+// (MOEGEMV_DC_SAFTER: x 2^kSafterActShift, slot_after.cuh).
 template <int I, int SI, int K>
 __device__ __forceinline__ void stage_down_act_row(const DownParams& p, int tok, int seg, int tid,
                                                    int threads, ptx::U32x4* bs, int len) {
   const unsigned short* row = seg < K ? p.act + (static_cast<long long>(tok) * K + seg) * I
                                       : p.sact + static_cast<long long>(tok) * SI;
-  stage_groups_by(tid, threads, len / 8, [&](int gi) { return row + 8 * gi; }, bs + seg * (I / 8));
+  auto src = [&](int gi) { return row + 8 * gi; };
+  if constexpr (MOEGEMV_DC_SAFTER != 0)
+    stage_groups_by(tid, threads, len / 8, src, bs + seg * (I / 8),
+                    [](ptx::U32x4 v) { return safter_scale_act(v); });
+  else
+    stage_groups_by(tid, threads, len / 8, src, bs + seg * (I / 8));
 }
 
 // The token's routing (ids, tw: written before gate_up started, SPEC 5) and alpha2 (a weight),
@@ -185,6 +192,14 @@ __device__ __forceinline__ void down_stream(const DownParams& p) {
     pb.init(W);
     bars.init(CH);
   }
+  // The scale-after form's zero row, after every warp's scale scratch (down_stream_smem_bytes).
+  ptx::U32x4* safter_zeros = reinterpret_cast<ptx::U32x4*>(
+      reinterpret_cast<unsigned char*>(tok_mem) + down_stream_token_bytes(K) +
+      scale_feed_buffers(MOEGEMV_DC_SAHEAD) * stream_scratch_bytes(W, S::kMax));
+  if (MOEGEMV_DC_SAFTER != 0) {
+    for (int i = threadIdx.x; i < down_safter_zero_bytes(I, SI) / 16; i += blockDim.x)
+      safter_zeros[i] = ptx::U32x4{0u, 0u, 0u, 0u};
+  }
   __syncthreads();
   if (warp == W) {
     const unsigned int slots = ptx::shared_addr(slot_mem);
@@ -207,11 +222,12 @@ __device__ __forceinline__ void down_stream(const DownParams& p) {
                              ? down_stream_half_steps(I) / CH
                              : 0;
   constexpr bool kHeld = kSteps > 0 && MOEGEMV_DC_SAHEAD == 1;
+  constexpr bool kAfter = MOEGEMV_DC_SAFTER != 0;  // the scale-after form (slot_after.cuh)
   auto usable = [&](int e) { return seg == K || (e >= 0 && e < p.e); };
   // The lane's scale rows of unit u (row g of the unit's 8, both K halves) go MOEGEMV_DC_SAHEAD
   // units ahead of their use; ids before the PDL wait are fine (written before gate_up started).
   // The fetch walks units in order, so its token and tile advance by counting, not dividing.
-  ScaleFeed<MOEGEMV_DC_SAHEAD, S::kMax> feed{scale_words};
+  ScaleFeed<MOEGEMV_DC_SAHEAD, S::kMax, kAfter> feed{scale_words};
   int e_fetch = 0, tok_fetch = begin / S::kTiles, tile_fetch = begin % S::kTiles;
   bool fetch_ok = false;
   const unsigned char* sf_fetch = nullptr;  // the segment's scales for tok_fetch's expert
@@ -236,12 +252,17 @@ __device__ __forceinline__ void down_stream(const DownParams& p) {
 
   // MOEGEMV_DC_EARLY: the first token's routing info before the wait, off the path after it.
   constexpr bool kWarpStage = down_warp_stage<CH, S::kSegs>();
+  static_assert(!kAfter || (kHeld && kWarpStage), "dc_safter: held scales, per-warp act staging");
   const int early_tok = MOEGEMV_DC_EARLY && !kWarpStage && begin < end ? begin / S::kTiles : -1;
   if (early_tok >= 0) stage_down_info<K>(p, early_tok, info);
   ptx::griddep_wait();  // act and sact are gate_up's output
   if (MOEGEMV_DC_LAUNCH == 0) ptx::griddep_launch_dependents();
-  // This warp's B groups: its segment's act row and the K half of its mma column (split-K).
-  const ptx::U32x4* b = bs + seg * (I / 8) + (g == 1 ? len / 16 : 0);
+  // This warp's B groups: its segment's act row and the K half of its mma column (split-K). The
+  // scale-after form: column g < 4 is the lo half at lane t == g's k only, g >= 4 the hi half at
+  // t == g - 4's; every other lane reads the zero row (slot_after.cuh).
+  const ptx::U32x4* b = !kAfter       ? bs + seg * (I / 8) + (g == 1 ? len / 16 : 0)
+                        : t == g % 4 ? bs + seg * (I / 8) + (g >= 4 ? len / 16 : 0)
+                                     : safter_zeros;
   // The lane's rows in any slot of its ring: run g & 1, row g / 2 of it.
   const unsigned char* lane_slot = slot_mem + (g & 1) * down_run_offset(len) + (g / 2) * (len / 2);
   int tok = begin / S::kTiles - 1, tile = begin % S::kTiles;  // counted: a new token at tile 0
@@ -276,17 +297,20 @@ __device__ __forceinline__ void down_stream(const DownParams& p) {
     float c[4] = {0.f, 0.f, 0.f, 0.f};
     const int index = wait_filled<D>(bars, seg, v);
     if (u == begin) timeline::mark<3>();
+    float share = 0.0f;  // the scale-after form's (units of 2^-32)
     if (valid) {
       const unsigned char* lo = lane_slot + index * S::kSlotBytes;
-      if constexpr (kHeld) slot_dot<CH == 1, kSteps>(lo, lo + len / 4, held, b, first, n, t, c);
+      if constexpr (kAfter) share = slot_dot_after<kSteps>(lo, lo + len / 4, held, b, first, t);
+      else if constexpr (kHeld) slot_dot<CH == 1, kSteps>(lo, lo + len / 4, held, b, first, n, t, c);
       else slot_dot<CH == 1, kSteps>(lo, lo + len / 4, feed.view(v, lane), b, first, n, t, c);
     }
+    const float sum = kAfter ? safter_row_sum(share) : ptx::add_rn(c[0], c[3]);  // D[g][0] + D[g+8][1]
     if (u == begin) timeline::mark<5>();
     release(bars, index);
     const RingPos<2> pos(v);
     ptx::mbar_wait(pb.empty(pos.slot), pos.parity ^ 1);  // the combiner has read its last unit
     float* part = parts + pos.slot * (W * 8);
-    if (t == 0) part[warp * 8 + row] = ptx::add_rn(c[0], c[3]);  // D[g][0] + D[g+8][1]
+    if (t == 0) part[warp * 8 + row] = sum;
     __syncwarp();
     if (lane == 0) ptx::mbar_arrive(pb.full(pos.slot));
     if (u == begin) timeline::mark<4>();

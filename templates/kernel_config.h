@@ -89,6 +89,12 @@
 #ifndef MOEGEMV_GU_SHX
 #define MOEGEMV_GU_SHX 0
 #endif
+// MOEGEMV_DC_SAFTER (slot_after.cuh; CANDIDATE, session 19, not yet run on a GPU): 1 = the streaming
+// down applies each block scale to fp32 sums of unscaled products (B columns keep the k-blocks
+// apart), not to the weights; 0 = the scale multiply per weight, as before.
+#ifndef MOEGEMV_DC_SAFTER
+#define MOEGEMV_DC_SAFTER 0
+#endif
 
 namespace moegemv {
 
@@ -151,6 +157,7 @@ struct KernelConfig {
   int gcount;      // grouped down: 1 = units walked by counting (MOEGEMV_DC_GCOUNT); 0: divided
   int shx;         // gate_up at M = 1: 1 = the shared expert's x staged in shared memory, 2 = and its
                    // tile split (MOEGEMV_GU_SHX)
+  int safter;      // streaming down: 1 = block scales applied after the mma (MOEGEMV_DC_SAFTER)
 };
 
 }  // namespace moegemv

@@ -310,12 +310,16 @@ MOEGEMV_HD constexpr int down_stream_units(int m, int h) { return m * (h / 8); }
 MOEGEMV_HD constexpr int down_stream_slot_bytes(int i, int si) { return 4 * (i > si ? i : si) + 128; }
 // Per token: the K router weights, alpha2[e], 0 skip / 1 valid / 2 bad, and ids.
 MOEGEMV_HD constexpr int down_stream_token_bytes(int k) { return ceil_div(4 * k * 4, 16) * 16; }
+// The scale-after form's (slot_after.cuh) row of zeros that B's unused lanes read: one K half of
+// the longer row, in bytes.
+MOEGEMV_HD constexpr int down_safter_zero_bytes(int i, int si) { return i > si ? i : si; }
 MOEGEMV_HD constexpr int down_stream_smem_bytes(int i, int si, int k, KernelConfig c) {
   const int segs = down_stream_segments(si, k);
   return stream_barrier_bytes(2 * segs * c.pipe) + segs * c.pipe * down_stream_slot_bytes(i, si) +
          (k * i + si) * 2 + 2 * down_stream_warps(si, k, c.chunks) * 8 * 4 + down_stream_token_bytes(k) +
          scale_feed_buffers(c.sahead) * stream_scratch_bytes(down_stream_warps(si, k, c.chunks),
-                                                             down_stream_max_steps(i, si, c.chunks));
+                                                             down_stream_max_steps(i, si, c.chunks)) +
+         (c.safter ? down_safter_zero_bytes(i, si) : 0);
 }
 
 }  // namespace moegemv

@@ -41,6 +41,12 @@ __device__ __forceinline__ unsigned short ld_nc_u16(const void* ptr) {
   return v;
 }
 
+__device__ __forceinline__ unsigned int ld_nc_u32(const void* ptr) {
+  unsigned int v;
+  asm volatile("ld.global.nc.u32 %0, [%1];" : "=r"(v) : "l"(ptr));
+  return v;
+}
+
 __device__ __forceinline__ unsigned int ld_nc_u8(const void* ptr) {
   unsigned int v;
   asm volatile("ld.global.nc.u8 %0, [%1];" : "=r"(v) : "l"(ptr));

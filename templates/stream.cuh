@@ -91,7 +91,9 @@ __device__ __forceinline__ void release(const Barriers& bars, int index) {
 // The two rows' u16 stay in registers of their own until the unit that uses them: joined into one
 // u32 where they were loaded, the join waited for both loads right there, a unit early, and that
 // wait held 28% of DeepSeek-V3 down's stall samples (session 19, ncu on an H100).
-template <int kMax>
+// kWord (the scale-after dot product, slot_after.cuh): per step one u32 instead, all 4 scales of
+// atom 2s + (t & 1) of row g (t < 2) or g + 8 (t >= 2), in lo_row (hi_row unused).
+template <int kMax, bool kWord = false>
 struct ScaleRegs {
   unsigned int lo_row[kMax], hi_row[kMax];  // the u16 of mma rows g and g + 8, zero-extended
 
@@ -102,9 +104,14 @@ struct ScaleRegs {
 #pragma unroll
     for (int i = 0; i < kMax; ++i) {
       if (i < n) {
-        const int off = (2 * (first + i) + (t >> 1)) * 512 + (t & 1) * 2;
-        lo_row[i] = ptx::ld_nc_u16(lo + off);
-        hi_row[i] = ptx::ld_nc_u16(hi + off);
+        if constexpr (kWord) {
+          lo_row[i] = ptx::ld_nc_u32((t < 2 ? lo : hi) + (2 * (first + i) + (t & 1)) * 512);
+          hi_row[i] = 0;
+        } else {
+          const int off = (2 * (first + i) + (t >> 1)) * 512 + (t & 1) * 2;
+          lo_row[i] = ptx::ld_nc_u16(lo + off);
+          hi_row[i] = ptx::ld_nc_u16(hi + off);
+        }
       }
     }
   }
@@ -149,11 +156,12 @@ struct RingScales {  // a buffer of ScaleFeed's ring
 // 6, ncu): loaded a unit ahead into registers, the down's scales still arrived late (10.6% of its
 // stall samples), since one unit's copies are queued before them.
 // Per unit v, in order: ready(v), then fetch(v + kAhead).
-template <int kAhead, int kMax>
+template <int kAhead, int kMax, bool kWord = false>
 struct ScaleFeed {
+  static_assert(!kWord || kAhead == 1, "the scale-after form's u32 per step travel in registers");
   static constexpr int kBufs = scale_feed_buffers(kAhead);
   unsigned int* words;  // the warp's scratch: buffer b, step i, lane l at [(b * kMax + i) * 32 + l]
-  ScaleRegs<kMax> regs;
+  ScaleRegs<kMax, kWord> regs;
 
   // Unit v's scales (lo / hi as for ScaleRegs::load; fetch: its expert is usable). With the ring,
   // one commit group per call, also when nothing is fetched, so every lane counts groups alike.

@@ -105,10 +105,14 @@ using BSource = typename Pick<kDirect, GlobalB, SmemB>::type;
 // the CTA waits about one load latency per kBatch groups per thread, not one per group (profiled:
 // the one-at-a-time version was the top stall of gate_up once the weights came through the ring).
 // Loads use the non-coherent path: callers stage only after griddepcontrol.wait. stage_groups_by:
-// the same over threads [0, threads) only (the streaming kernels' consumer warps).
-template <int kBatch = 8, class Src>
+// the same over threads [0, threads) only (the streaming kernels' consumer warps), each permuted
+// group passed through `post` before its store.
+struct KeepGroup {
+  __device__ __forceinline__ ptx::U32x4 operator()(ptx::U32x4 v) const { return v; }
+};
+template <int kBatch = 8, class Src, class Post = KeepGroup>
 __device__ __forceinline__ void stage_groups_by(int tid, int threads, int groups, Src src,
-                                                ptx::U32x4* dst) {
+                                                ptx::U32x4* dst, Post post = {}) {
   for (int g0 = tid; g0 < groups; g0 += kBatch * threads) {
     ptx::U32x4 v[kBatch];
 #pragma unroll
@@ -119,7 +123,7 @@ __device__ __forceinline__ void stage_groups_by(int tid, int threads, int groups
 #pragma unroll
     for (int i = 0; i < kBatch; ++i) {
       const int g = g0 + i * threads;
-      if (g < groups) dst[g] = permute_group(v[i]);
+      if (g < groups) dst[g] = post(permute_group(v[i]));
     }
   }
 }

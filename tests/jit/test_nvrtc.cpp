@@ -135,6 +135,33 @@ TEST_CASE("the streaming down compiles without spills with either scale feed and
   }
 }
 
+TEST_CASE("the scale-after candidate (dc_safter=1) compiles without spills where it applies", "[nvrtc]") {
+  int compiled = 0;
+  for (const Key& key : issue_keys()) {
+    if (key.kind != Kind::kDownCombine || key.i % 256 != 0 || key.si % 256 != 0) continue;
+    INFO(key.str());
+    KernelConfig c;
+    try {
+      c = jit::kernel_config(key, "dc_safter=1");
+    } catch (const ArgumentError& e) {
+      // Only where the form cannot go: SI neither 0 nor I (an uneven step split), and the error
+      // names it.
+      CHECK(key.si != 0);
+      CHECK(key.si != key.i);
+      CHECK_THAT(e.what(), Catch::Contains("dc_safter=1"));
+      continue;
+    }
+    CHECK(c.safter == 1);
+    const std::string source = jit::generate_source(key, "sm_90", "dc_safter=1");
+    CHECK(source.find("#define MOEGEMV_DC_SAFTER 1") != std::string::npos);
+    auto out = jit::compile(source, key.str(), "sm_90", jit::compile_options("sm_90"));
+    CHECK(out.cubin.size() > 1000);
+    CHECK_FALSE(spills(out.log));
+    ++compiled;
+  }
+  CHECK(compiled >= 4);
+}
+
 TEST_CASE("the diagnostic CTA timeline compiles into both kernels without spills", "[nvrtc]") {
   for (const char* tune : {"gu_timeline=1", "dc_timeline=1", "dc_timeline=1,dc_stream=0",
                            "dc_timeline=3", "dc_timeline=5", "dc_timeline=6", "dc_timeline=7"}) {
