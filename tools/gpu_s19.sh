@@ -14,6 +14,8 @@
 #      the closing bench
 #   7  v47 (GLM-4.5 and Llama-4 down scales in registers): check logs against v45's with one seed
 #      on those two shapes (same bits expected), the [gpu] tests
+#   8  (next session) dc_safter=1: check logs against the default's with one seed, then n s s n at
+#      M = 1, 4 on every preset unless its check has `out` failures the default's has not
 #   4  run 2's profiles of DeepSeek-V3 and GLM-4.5 again, packed in one tarball (run 2's stall
 #      samples did not come back: too many files), then the knock-outs of the decode (bit 1) and
 #      the scale multiply (bit 2) in both kernels against the defaults, every preset, M = 1, 4
@@ -93,6 +95,21 @@ case "${1:?run number}" in
     echo "check logs: $(wc -l < "$out/check7.diff") diff lines"; tools/check_summary.sh "$out/check7_moegemv.log" | tail -4
     MOEGEMV_CACHE_DIR=/tmp/cache_tests7 timeout 150 .gpubin/test_runtime "[gpu]" > "$out/tests7.log" 2>&1
     echo "[gpu] tests: rc=$?"; grep -aE "^test cases" "$out/tests7.log"
+    ;;
+  8)  # for the next session: dc_safter=1 (not yet run): its check first, timing only if it passes
+    for v in default:: safter:dc_safter=1; do
+      name=${v%%:*}; tune=${v#*:}; tune=${tune#:}
+      MOEGEMV_SEED=61 MOEGEMV_TUNE="$tune" MOEGEMV_CACHE_DIR=/tmp/cache_chk8_$name timeout 120 \
+        .gpubin/moegemv check --shape 7168:2048:2048:8 --shape 2048:512:512:10 --shape 5120:1536:1536:8 \
+        --shape 5120:8192:8192:1 --m 1,3,16 --e 16 --replays 1 > "$out/check8_$name.log" 2>&1
+      echo "check $name rc=$? (1: SPEC 8's known over-bounds, #3)"; tools/check_summary.sh "$out/check8_$name.log" | tail -4
+    done
+    if grep -q "out FAIL" "$out/check8_safter.log" && ! grep -q "out FAIL" "$out/check8_default.log"; then
+      echo "dc_safter=1 fails the check where the default passes: no timing"
+    else
+      ab() { VARIANTS="$1" MODELS=$2 MS=$3 ROWS=" gate_up | down |pair_pdl|ceiling" tools/gpu_ab.sh | tee "$out/$4"; }
+      ab "n: s:dc_safter=1 s2:dc_safter=1 n2:" deepseek-v3,glm-4.5,llama4-maverick,qwen3-next 1,4 safter_ab.txt
+    fi
     ;;
   3)
     VARIANTS=${VARIANTS:?} MODELS=${MODELS:-deepseek-v3,glm-4.5,llama4-maverick,qwen3-next} \
