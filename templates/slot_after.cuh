@@ -18,9 +18,11 @@
 //
 // Ranges: the raw weight is e2m1 * 2^-132 (nvfp4.cuh), act is staged x 2^kSafterActShift, so a
 // product is e2m1 * act * 2^-32: act must stay below 2^28 in magnitude (bf16 x 2^100 < 2^128),
-// and products of |act| < 2^-94 fall below fp32's normal range (far under SPEC 8's bound). The
-// rounding differs from today's (an fp32 product per block sum; SPEC 8 applies): to be checked on
-// the GPU with `moegemv check` before any timing.
+// and products of |act| < 2^-94 fall below fp32's normal range (far under SPEC 8's bound). Open, for
+// the GPU (`moegemv check` before any timing; tools/gpu_s19.sh 8): (1) the raw weights reach the
+// tensor core as bf16 SUBNORMALS (today an HMUL2 by the scale makes them normal first; the PTX ISA
+// does not say what mma does with bf16 subnormals); (2) the rounding differs from today's (an fp32
+// product per block sum; SPEC 8 applies).
 #pragma once
 
 #include "nvfp4.cuh"
