@@ -12,11 +12,14 @@ set -u
 for v in ${VARIANTS:?}; do
   name=${v%%:*}; tune=${v#*:}; bin=moegemv
   case $name in *@*) bin=${name#*@}; name=${name%%@*} ;; esac
+  log="${OUT:-/tmp}/ab_$name.log"  # the variant's whole output (an error is otherwise filtered out)
   MOEGEMV_CACHE_DIR=/tmp/cache_ab_$name MOEGEMV_TUNE="$tune" timeout 150 .gpubin/$bin bench \
     --model "${MODELS:-qwen3-next}" --m "${MS:-1,4}" --batches "${BATCHES:-5}" --seed "${SEED:-1}" 2>&1 |
-    grep -E "^(qwen|deep|glm|llama|stream)" | grep -E "${ROWS:- gate_up | down |pair|ceiling}" |
+    tee "$log" | grep -E "^(qwen|deep|glm|llama|stream)" | grep -E "${ROWS:- gate_up | down |pair|ceiling}" |
     awk -v n="$name" '{printf "%s %-16s M=%-2s %-9s %8s %6s\n", n, $1, $2, $3, $4, $8}' |
     tee -a "${OUT:-/tmp}/ab_raw.txt"  # kept as it comes, for a call cut short (session 17)
+  # Session 19: a build without `bench --seed` gave no rows and no word why.
+  grep -qE "^(qwen|deep|glm|llama)" "$log" || echo "gpu_ab.sh: variant $name gave no rows: $(tail -2 "$log")" >&2
 done | sort -s -k2,2 -k3,3 -k4,4 | awk '{k=$2" "$3" "$4; if (k!=p) {if (line) print line; line=k; p=k} line=line"  "$1":"$5} END {print line}' |
   # Each row then gets every variant group's mean against the first group's (a group: a name and
   # its repeat, "x" and "x2" or "xb"), and the first group's own spread (session 14).
