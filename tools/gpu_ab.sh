@@ -12,7 +12,8 @@ set -u
 for v in ${VARIANTS:?}; do
   name=${v%%:*}; tune=${v#*:}; bin=moegemv
   case $name in *@*) bin=${name#*@}; name=${name%%@*} ;; esac
-  log="${OUT:-/tmp}/ab_$name.log"  # the variant's whole output (an error is otherwise filtered out)
+  # The variant's whole output, off $OUT (a call brings back only a few files).
+  log=/tmp/gpu_ab_$name.log
   MOEGEMV_CACHE_DIR=/tmp/cache_ab_$name MOEGEMV_TUNE="$tune" timeout 150 .gpubin/$bin bench \
     --model "${MODELS:-qwen3-next}" --m "${MS:-1,4}" --batches "${BATCHES:-5}" --seed "${SEED:-1}" 2>&1 |
     tee "$log" | grep -E "^(qwen|deep|glm|llama|stream)" | grep -E "${ROWS:- gate_up | down |pair|ceiling}" |
