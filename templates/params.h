@@ -310,8 +310,12 @@ MOEGEMV_HD constexpr int down_stream_units(int m, int h) { return m * (h / 8); }
 MOEGEMV_HD constexpr int down_stream_slot_bytes(int i, int si) { return 4 * (i > si ? i : si) + 128; }
 // Per token: the K router weights, alpha2[e], 0 skip / 1 valid / 2 bad, and ids.
 MOEGEMV_HD constexpr int down_stream_token_bytes(int k) { return ceil_div(4 * k * 4, 16) * 16; }
-// The scale-after form's (slot_after.cuh) row of zeros that B's unused lanes read: one K half of
-// the longer row, in bytes.
+// The scale-after form (slot_after.cuh, dc_safter=1): act is staged x 2^kSafterActShift, so a
+// product of a raw weight (e2m1 * 2^-132) and act is in units of 2^(kSafterActShift - 132); a
+// unit's sum is multiplied by 2^kSafterSumShift into the combiner's units (2^-kDecodeShift).
+constexpr int kSafterActShift = 100;
+constexpr int kSafterSumShift = 132 - kSafterActShift - kDecodeShift;  // 19
+// Its row of zeros that B's unused lanes read: one K half of the longer row, in bytes.
 MOEGEMV_HD constexpr int down_safter_zero_bytes(int i, int si) { return i > si ? i : si; }
 MOEGEMV_HD constexpr int down_stream_smem_bytes(int i, int si, int k, KernelConfig c) {
   const int segs = down_stream_segments(si, k);

@@ -30,12 +30,9 @@
 
 namespace moegemv {
 
-constexpr int kSafterActShift = 100;
+// kSafterActShift, kSafterSumShift: params.h (the CPU emulation in tests/jit uses them too).
 constexpr unsigned int kBf16x2TwoPow100 = 0x71807180u;  // {2^100, 2^100} as bf16x2
-// The consumers' sums are in units of 2^-32 (2^(kSafterActShift - 132)); the combiner expects
-// units of 2^-kDecodeShift (it multiplies by nvfp4::kAccUnscale), so each unit's sum is multiplied
-// by 2^kSafterSumShift (exact).
-constexpr int kSafterSumShift = 132 - kSafterActShift - kDecodeShift;  // 19
+static_assert(((kBf16x2TwoPow100 & 0x7FFFu) >> 7) - 127 == kSafterActShift, "2^kSafterActShift");
 static_assert(kSafterSumShift > 0 && kSafterSumShift < 64, "a power of two an fp32 holds");
 
 // The staged act group x 2^kSafterActShift (exact for |act| < 2^28; bf16 subnormals become normal).

@@ -1,0 +1,85 @@
+// The scale-after candidate's lane algebra (templates/slot_after.cuh, dc_safter=1), emulated on
+// the CPU in double precision: one output row of a unit, its lo and hi K halves, as the quad's 4
+// lanes (t = 0..3) compute it. What is emulated is the kernel's choices, each written as the kernel
+// makes it: which lanes' B values are act (t == n % 4, the hi half for n >= 4) and which are 0,
+// which C entries a lane keeps (rows g + 8 for t >= 2), which scale bytes multiply them (the u32
+// of atom 2s + (t & 1) of the lo or hi row), and the units (raw weights e2m1 * 2^-132, act x
+// 2^kSafterActShift, x 2^kSafterSumShift at the hand-over, x 2^kDecodeShift in the combiner). The
+// mma itself is its definition, D[m][n] += sum_k A[m][k] B[k][n], over the PTX ISA's m16n8k16
+// fragments (C: lane (g, t) holds D[g][2t], D[g][2t + 1], D[g + 8][2t], D[g + 8][2t + 1]).
+// The GPU check (`MOEGEMV_TUNE=dc_safter=1 moegemv check`) is the test of the kernel itself.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <random>
+#include <vector>
+
+#include "templates/params.h"
+
+namespace {
+
+double e2m1_value(int code) {
+  static const double kMagnitude[8] = {0, 0.5, 1, 1.5, 2, 3, 4, 6};
+  return (code & 8 ? -1 : 1) * kMagnitude[code & 7];
+}
+
+double e4m3_value(int byte) {  // finite, positive bytes only (0x01..0x7E)
+  const int e = (byte >> 3) & 15, m = byte & 7;
+  return e == 0 ? std::ldexp(m, -9) : std::ldexp(8 + m, e - 10);
+}
+
+}  // namespace
+
+TEST_CASE("the scale-after form's lane algebra sums each row exactly (CPU emulation)", "[codegen]") {
+  using moegemv::kDecodeShift;
+  using moegemv::kSafterActShift;
+  using moegemv::kSafterSumShift;
+  constexpr int kLen = 512;  // one K half: 2 steps of 128 elements, 32 blocks, 8 scale atoms
+  std::mt19937 rng(19);
+  std::uniform_int_distribution<int> code_of(0, 15), scale_of(0x01, 0x7E);
+  std::uniform_real_distribution<double> act_of(-4.0, 4.0);
+  for (int trial = 0; trial < 40; ++trial) {
+    std::vector<int> code[2], scale[2];  // [0]: the lo K half (mma row g), [1]: the hi half (g + 8)
+    std::vector<double> act[2];
+    double reference = 0;
+    for (int h = 0; h < 2; ++h) {
+      for (int b = 0; b < kLen / 16; ++b) scale[h].push_back(scale_of(rng));
+      for (int k = 0; k < kLen; ++k) {
+        code[h].push_back(code_of(rng));
+        act[h].push_back(std::ldexp(std::round(act_of(rng) * 64), -6));  // exact in bf16
+        reference += e2m1_value(code[h][k]) * e4m3_value(scale[h][k / 16]) * act[h][k];
+      }
+    }
+    double share[4] = {0, 0, 0, 0};
+    for (int s = 0; s < kLen / 128; ++s) {
+      for (int pair = 0; pair < 2; ++pair) {  // words 0, 1 (one k-block per lane), then 2, 3
+        double d[2][8] = {};                  // D rows g and g + 8, columns 0..7: a fresh D per pair
+        for (int w = 2 * pair; w < 2 * pair + 2; ++w) {
+          for (int owner = 0; owner < 4; ++owner) {  // the lane t whose word holds these k
+            for (int e = 0; e < 8; ++e) {
+              const int k = 128 * s + 32 * owner + 8 * w + e;
+              for (int n = 0; n < 8; ++n) {
+                // B column n is supplied by lanes (g = n, t): act iff t == n % 4, else the zero row.
+                const double bv = owner == n % 4 ? std::ldexp(act[n >= 4][k], kSafterActShift) : 0.0;
+                d[0][n] += std::ldexp(e2m1_value(code[0][k]), -132) * bv;
+                d[1][n] += std::ldexp(e2m1_value(code[1][k]), -132) * bv;
+              }
+            }
+          }
+        }
+        for (int t = 0; t < 4; ++t) {
+          const bool upper = t >= 2;
+          const int atom = 2 * s + (t & 1);  // of the lo row (t < 2) or the hi row
+          const std::vector<int>& row_scales = scale[upper ? 1 : 0];
+          const double c_a = d[upper ? 1 : 0][2 * t], c_b = d[upper ? 1 : 0][2 * t + 1];
+          share[t] += c_a * e4m3_value(row_scales[4 * atom + (pair == 0 ? 0 : 1)]) +
+                      c_b * e4m3_value(row_scales[4 * atom + (pair == 0 ? 2 : 3)]);
+        }
+      }
+    }
+    const double handed = std::ldexp(share[0] + share[1] + share[2] + share[3], kSafterSumShift);
+    const double combined = std::ldexp(handed, kDecodeShift);
+    INFO("trial " << trial);
+    CHECK(combined == Approx(reference).epsilon(1e-12).margin(1e-12));
+  }
+}
