@@ -258,23 +258,6 @@ TEST_CASE("the streaming config fills its shape-derived fields and fits shared m
   CHECK_THROWS_WITH(jit::kernel_config(dc, "dc_sahead=3"), Catch::Contains("dc_sahead=3"));
   CHECK_THROWS_WITH(jit::kernel_config(Key{Kind::kGateUp, 7168, 2048, 2048, 8}, "gu_sahead=2"),
                     Catch::Contains("gu_sahead=2"));
-  // The scale-after candidate (session 19, off by default): a zero row more in shared memory, its
-  // define, and an error naming the knob where its conditions do not hold.
-  CHECK(jit::kernel_config(dc, "").safter == 0);
-  CHECK(jit::generate_source(dc, "sm_90", "").find("MOEGEMV_DC_SAFTER") == std::string::npos);
-  CHECK(jit::generate_source(dc, "sm_90", "dc_safter=1").find("#define MOEGEMV_DC_SAFTER 1") !=
-        std::string::npos);
-  CHECK(jit::smem_bytes(dc, jit::kernel_config(dc, "dc_safter=1")) ==
-        jit::smem_bytes(dc) + down_safter_zero_bytes(dc.i, dc.si));
-  CHECK(jit::kernel_config(glm, "dc_safter=1").pipe == jit::kernel_config(glm, "").pipe);
-  CHECK_THROWS_WITH(jit::kernel_config(dc, "dc_safter=1,dc_sahead=2"), Catch::Contains("dc_safter=1"));
-  CHECK_THROWS_WITH(jit::kernel_config(dc, "dc_safter=1,dc_wstage=0"), Catch::Contains("dc_safter=1"));
-  CHECK_THROWS_WITH(jit::kernel_config(Key{Kind::kDownCombine, 3072, 1024, 1536, 6}, "dc_safter=1"),
-                    Catch::Contains("dc_safter=1"));  // SI neither 0 nor I: uneven steps
-  CHECK(jit::kernel_config(Key{Kind::kDownCombine, 2048, 1408, 5632, 4}, "dc_safter=1").safter == 0);
-  CHECK_THROWS_WITH(jit::kernel_config(dc, "dc_safter=2"), Catch::Contains("dc_safter=2"));
-  CHECK(jit::generate_source(Key{Kind::kGateUp, 7168, 2048, 2048, 8}, "sm_90", "dc_safter=1")
-            .find("MOEGEMV_DC_SAFTER") == std::string::npos);
   // Session 8's knobs: an explicit register cap replaces __launch_bounds__ (CUDA takes one of the
   // two); the streaming down's launch_dependents point; the timeline's mark points (down only).
   const Key gu{Kind::kGateUp, 7168, 2048, 2048, 8};

@@ -14,6 +14,8 @@
 #include <random>
 #include <vector>
 
+#include "jit/codegen.hpp"
+#include "moegemv/errors.hpp"
 #include "templates/params.h"
 
 namespace {
@@ -82,4 +84,26 @@ TEST_CASE("the scale-after form's lane algebra sums each row exactly (CPU emulat
     INFO("trial " << trial);
     CHECK(combined == Approx(reference).epsilon(1e-12).margin(1e-12));
   }
+}
+
+// The knob: a zero row more in shared memory, its define, and an error naming it where its
+// conditions do not hold (off by default).
+TEST_CASE("dc_safter=1: its define, shared memory and errors", "[codegen]") {
+  using namespace moegemv;
+  const Key dc{Kind::kDownCombine, 7168, 2048, 2048, 8}, glm{Kind::kDownCombine, 5120, 1536, 1536, 8};
+  CHECK(jit::kernel_config(dc, "").safter == 0);
+  CHECK(jit::generate_source(dc, "sm_90", "").find("MOEGEMV_DC_SAFTER") == std::string::npos);
+  CHECK(jit::generate_source(dc, "sm_90", "dc_safter=1").find("#define MOEGEMV_DC_SAFTER 1") !=
+        std::string::npos);
+  CHECK(jit::smem_bytes(dc, jit::kernel_config(dc, "dc_safter=1")) ==
+        jit::smem_bytes(dc) + down_safter_zero_bytes(dc.i, dc.si));
+  CHECK(jit::kernel_config(glm, "dc_safter=1").pipe == jit::kernel_config(glm, "").pipe);
+  CHECK_THROWS_WITH(jit::kernel_config(dc, "dc_safter=1,dc_sahead=2"), Catch::Contains("dc_safter=1"));
+  CHECK_THROWS_WITH(jit::kernel_config(dc, "dc_safter=1,dc_wstage=0"), Catch::Contains("dc_safter=1"));
+  CHECK_THROWS_WITH(jit::kernel_config(Key{Kind::kDownCombine, 3072, 1024, 1536, 6}, "dc_safter=1"),
+                    Catch::Contains("dc_safter=1"));  // SI neither 0 nor I: uneven steps
+  CHECK(jit::kernel_config(Key{Kind::kDownCombine, 2048, 1408, 5632, 4}, "dc_safter=1").safter == 0);
+  CHECK_THROWS_WITH(jit::kernel_config(dc, "dc_safter=2"), Catch::Contains("dc_safter=2"));
+  CHECK(jit::generate_source(Key{Kind::kGateUp, 7168, 2048, 2048, 8}, "sm_90", "dc_safter=1")
+            .find("MOEGEMV_DC_SAFTER") == std::string::npos);
 }
