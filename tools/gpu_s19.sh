@@ -16,6 +16,7 @@
 #      on those two shapes (same bits expected), the [gpu] tests
 #   8  (next session) dc_safter=1: check logs against the default's with one seed, then n s s n at
 #      M = 1, 4 on every preset unless its check has more FAIL lines than the default's
+#   9  (next session, first call) run 8, then run 6
 #   4  run 2's profiles of DeepSeek-V3 and GLM-4.5 again, packed in one tarball (run 2's stall
 #      samples did not come back: too many files), then the knock-outs of the decode (bit 1) and
 #      the scale multiply (bit 2) in both kernels against the defaults, every preset, M = 1, 4
@@ -111,6 +112,10 @@ case "${1:?run number}" in
       ab() { VARIANTS="$1" MODELS=$2 MS=$3 ROWS=" gate_up | down |pair_pdl|ceiling" tools/gpu_ab.sh | tee "$out/$4"; }
       ab "n: s:dc_safter=1 s2:dc_safter=1 n2:" deepseek-v3,glm-4.5,llama4-maverick,qwen3-next 1,4 safter_ab.txt
     fi
+    ;;
+  9)  # the next session's first call: 8, then 6 (one cold start for both)
+    "$0" 8
+    "$0" 6
     ;;
   3)
     VARIANTS=${VARIANTS:?} MODELS=${MODELS:-deepseek-v3,glm-4.5,llama4-maverick,qwen3-next} \
