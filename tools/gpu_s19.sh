@@ -9,9 +9,10 @@
 #   5  v46 against v45 (.gpubin/moegemv_v45, built from the commit before v46): check logs with
 #      one seed (same bits expected), the [gpu] tests, o n n o at M = 1, 4 (every preset) and 16;
 #      then GLM-4.5's down with one warp per segment (dc_chunks=1; measured only on an H100 before)
-#   6  on an H200: v46 against v45 (M = 1, 4), dc_sahead=1 on GLM-4.5 and Llama-4, the closing
-#      bench of v46, the knock-outs at M=1; on an H100: dc_sahead=1, v46 against v45 at M = 2, 8,
-#      the closing bench
+#   6  on an H200: the build against v45 (M = 1, 4), GLM-4.5's and Llama-4's ring back
+#      (dc_sahead=2) against v47's registers, the closing bench, the knock-outs at M=1; on an H100:
+#      the build against v45 at M = 2, 8, the closing bench. (Call 7 ran its first form, on an
+#      H100: the dc_sahead=1 A/B that made v47, v46 against v45 at M = 2, 8, v46's bench.)
 #   7  v47 (GLM-4.5 and Llama-4 down scales in registers): check logs against v45's with one seed
 #      on those two shapes (same bits expected), the [gpu] tests
 #   8  (next session) dc_safter=1: check logs against the default's with one seed, then n s s n at
@@ -67,21 +68,20 @@ case "${1:?run number}" in
     VARIANTS="n: c:dc_chunks=1 c2:dc_chunks=1 n2:" MODELS=glm-4.5 MS=1,4 ROWS=" down |pair_pdl|ceiling" \
       tools/gpu_ab.sh | tee "$out/glm_chunks1.txt"
     ;;
-  6)  # the last call: v46 where it counts, then what v46 reopened (dc_sahead=1), the closing bench
+  6)  # v46 + v47 where it counts (written for this session's last call, rewritten after v47)
     ab() { VARIANTS="$1" MODELS=$2 MS=$3 ROWS=" gate_up | down |pair_pdl|ceiling" tools/gpu_ab.sh | tee "$out/$4"; }
     case $card in
       *H200*)
-        ab "o@moegemv_v45: n: n2: o2@moegemv_v45:" deepseek-v3,glm-4.5,llama4-maverick,qwen3-next 1,4 v46_ab.txt
-        ab "n: s:dc_sahead=1 s2:dc_sahead=1 n2:" glm-4.5,llama4-maverick 1,4 sahead1.txt
+        ab "o@moegemv_v45: n: n2: o2@moegemv_v45:" deepseek-v3,glm-4.5,llama4-maverick,qwen3-next 1,4 v47_ab.txt
+        ab "n: r:dc_sahead=2 r2:dc_sahead=2 n2:" glm-4.5,llama4-maverick 1,4 sahead2.txt
         MOEGEMV_CACHE_DIR=/tmp/cache_final timeout 200 .gpubin/moegemv bench --seed 1 \
-          --json "$out/s19_v46.json" > "$out/s19_v46.log" 2>&1; echo "bench: rc=$?"
+          --json "$out/s19_h200.json" > "$out/s19_h200.log" 2>&1; echo "bench: rc=$?"
         ab "n: k1:gu_knock=1,dc_knock=1 k2:gu_knock=2,dc_knock=2 n2:" deepseek-v3,glm-4.5,llama4-maverick,qwen3-next 1 knock.txt
         ;;
       *)
-        ab "n: s:dc_sahead=1 s2:dc_sahead=1 n2:" glm-4.5,llama4-maverick 1,4 sahead1.txt
-        ab "o@moegemv_v45: n: n2: o2@moegemv_v45:" deepseek-v3,glm-4.5,qwen3-next 2,8 v46_ab28.txt
+        ab "o@moegemv_v45: n: n2: o2@moegemv_v45:" deepseek-v3,glm-4.5,llama4-maverick,qwen3-next 2,8 v47_ab28.txt
         MOEGEMV_CACHE_DIR=/tmp/cache_final timeout 200 .gpubin/moegemv bench --seed 1 \
-          --json "$out/s19_v46.json" > "$out/s19_v46.log" 2>&1; echo "bench: rc=$?"
+          --json "$out/s19_h100.json" > "$out/s19_h100.log" 2>&1; echo "bench: rc=$?"
         ;;
     esac
     ;;
