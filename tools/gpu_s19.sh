@@ -98,13 +98,17 @@ case "${1:?run number}" in
     echo "[gpu] tests: rc=$?"; grep -aE "^test cases" "$out/tests7.log"
     ;;
   8)  # for the next session: dc_safter=1 (not yet run): its check first, timing only if it passes
+    shapes="--shape 7168:2048:2048:8 --shape 2048:512:512:10 --shape 5120:1536:1536:8 --shape 5120:8192:8192:1"
     for v in default:: safter:dc_safter=1; do
       name=${v%%:*}; tune=${v#*:}; tune=${tune#:}
       MOEGEMV_SEED=61 MOEGEMV_TUNE="$tune" MOEGEMV_CACHE_DIR=/tmp/cache_chk8_$name timeout 120 \
-        .gpubin/moegemv check --shape 7168:2048:2048:8 --shape 2048:512:512:10 --shape 5120:1536:1536:8 \
-        --shape 5120:8192:8192:1 --m 1,3,16 --e 16 --replays 1 > "$out/check8_$name.log" 2>&1
+        .gpubin/moegemv check $shapes --m 1,3,16 --e 16 --replays 1 > "$out/check8_$name.log" 2>&1
       echo "check $name rc=$? (1: SPEC 8's known over-bounds, #3)"; tools/check_summary.sh "$out/check8_$name.log" | tail -4
     done
+    # v47's parked register feed (an uneven step split; dc_safter does not apply there)
+    MOEGEMV_SEED=61 MOEGEMV_CACHE_DIR=/tmp/cache_chk8_parked timeout 60 .gpubin/moegemv check \
+      --shape 3072:1024:1536:6 --m 1,3,16 --e 16 --replays 1 > "$out/check8_parked.log" 2>&1
+    echo "check parked rc=$?"; tools/check_summary.sh "$out/check8_parked.log" | tail -3
     fails_s=$(grep -ac "FAIL" "$out/check8_safter.log"); fails_d=$(grep -ac "FAIL" "$out/check8_default.log")
     if [ "$fails_s" -gt "$fails_d" ]; then
       echo "dc_safter=1: $fails_s FAIL lines against the default's $fails_d (same seed): no timing"
