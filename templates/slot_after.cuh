@@ -50,8 +50,7 @@ __device__ __forceinline__ void safter_word(float (&d)[4], unsigned int lo, unsi
   unsigned int a[4], h[4];
   nvfp4::e2m1_word_raw(lo, a);
   nvfp4::e2m1_word_raw(hi, h);
-  ptx::mma_bf16(d, a[0], h[0], a[1], h[1], x.x, x.y);
-  ptx::mma_bf16(d, a[2], h[2], a[3], h[3], x.z, x.w);
+  word_pair_mmas(d, a, h, x);
 }
 
 // kN steps [first, first + kN) of a filled slot (lo / hi: the lane's rows at element 0, as

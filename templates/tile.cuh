@@ -208,14 +208,21 @@ struct StepPtrs {
   }
 };
 
+// The two mma k-slices of one decoded word of row g (a) and of row g + 8 (h) against the B group
+// x (8 elements, the SmemB permutation of the decode's pairs).
+__device__ __forceinline__ void word_pair_mmas(float (&c)[4], const unsigned int (&a)[4],
+                                               const unsigned int (&h)[4], const ptx::U32x4& x) {
+  ptx::mma_bf16(c, a[0], h[0], a[1], h[1], x.x, x.y);
+  ptx::mma_bf16(c, a[2], h[2], a[3], h[3], x.z, x.w);
+}
+
 // The two mma k-slices of word w of rows g / g + 8 against the B group x (8 elements).
 __device__ __forceinline__ void word_mmas_x(float (&c)[4], unsigned int lo, unsigned int hi,
                                             unsigned int s_lo, unsigned int s_hi, const ptx::U32x4& x) {
   unsigned int a[4], h[4];
   nvfp4::dequant_word(lo, s_lo, a);
   nvfp4::dequant_word(hi, s_hi, h);
-  ptx::mma_bf16(c, a[0], h[0], a[1], h[1], x.x, x.y);
-  ptx::mma_bf16(c, a[2], h[2], a[3], h[3], x.z, x.w);
+  word_pair_mmas(c, a, h, x);
 }
 template <class B>
 __device__ __forceinline__ void word_mmas(float (&c)[4], unsigned int lo, unsigned int hi,

@@ -26,6 +26,21 @@ out=${OUT:-/tmp/out}
 mkdir -p "$out"
 card=$(nvidia-smi --query-gpu=name,clocks.max.sm,clocks.max.mem --format=csv,noheader | head -1)
 echo "card: $card" | tee "$out/card.txt"
+check_builds() {  # v45's binary against this build: check logs with one seed, then the [gpu] tests.
+  # $1: the output files' tag, $2: check's time limit, the rest: check's --shape arguments.
+  local tag=$1 limit=$2
+  shift 2
+  for b in moegemv_v45 moegemv; do
+    MOEGEMV_SEED=61 MOEGEMV_CACHE_DIR=/tmp/cache_chk${tag}_$b timeout "$limit" .gpubin/$b check "$@" \
+      --m 1,3,16 --e 16 --replays 1 > "$out/check${tag}_$b.log" 2>&1
+    echo "check $b rc=$? (1: SPEC 8's known over-bounds, #3)"
+  done
+  diff "$out/check${tag}_moegemv_v45.log" "$out/check${tag}_moegemv.log" > "$out/check${tag}.diff"
+  echo "check logs: $(wc -l < "$out/check${tag}.diff") diff lines"
+  tools/check_summary.sh "$out/check${tag}_moegemv.log" | tail -5
+  MOEGEMV_CACHE_DIR=/tmp/cache_tests${tag} timeout 150 .gpubin/test_runtime "[gpu]" > "$out/tests${tag}.log" 2>&1
+  echo "[gpu] tests: rc=$?"; grep -aE "^test cases" "$out/tests${tag}.log"
+}
 case "${1:?run number}" in
   1)
     MOEGEMV_CACHE_DIR=/tmp/cache_tests timeout 200 .gpubin/test_runtime "[gpu]" > "$out/tests.log" 2>&1
@@ -51,16 +66,8 @@ case "${1:?run number}" in
       tools/gpu_ab.sh | tee "$out/knock.txt"
     ;;
   5)  # v46 (scale u16s joined at use) against v45 (.gpubin/moegemv_v45): same bits, then speed
-    for b in moegemv_v45 moegemv; do
-      MOEGEMV_SEED=61 MOEGEMV_CACHE_DIR=/tmp/cache_chk_$b timeout 120 .gpubin/$b check \
-        --shape 7168:2048:2048:8 --shape 2048:512:512:10 --shape 5120:1536:1536:8 --shape 2048:768:0:8 \
-        --m 1,3,16 --e 16 --replays 1 > "$out/check_$b.log" 2>&1
-      echo "check $b rc=$? (1: SPEC 8's known over-bounds, #3)"
-    done
-    diff "$out/check_moegemv_v45.log" "$out/check_moegemv.log" > "$out/check.diff"
-    echo "check logs: $(wc -l < "$out/check.diff") diff lines"; tools/check_summary.sh "$out/check_moegemv.log" | tail -5
-    MOEGEMV_CACHE_DIR=/tmp/cache_tests timeout 150 .gpubin/test_runtime "[gpu]" > "$out/tests.log" 2>&1
-    echo "[gpu] tests: rc=$?"; grep -aE "^test cases" "$out/tests.log"
+    check_builds "" 120 --shape 7168:2048:2048:8 --shape 2048:512:512:10 --shape 5120:1536:1536:8 \
+      --shape 2048:768:0:8
     VARIANTS="o@moegemv_v45: n: n2: o2@moegemv_v45:" MODELS=deepseek-v3,glm-4.5,llama4-maverick,qwen3-next \
       MS=1,4 ROWS=" gate_up | down |pair_pdl|ceiling" tools/gpu_ab.sh | tee "$out/v46_ab.txt"
     VARIANTS="o@moegemv_v45: n: n2: o2@moegemv_v45:" MODELS=deepseek-v3,glm-4.5,qwen3-next \
@@ -86,16 +93,7 @@ case "${1:?run number}" in
     esac
     ;;
   7)  # v47's new paths (GLM-4.5 and Llama-4 scales in registers): check logs against v45's, one seed
-    for b in moegemv_v45 moegemv; do
-      MOEGEMV_SEED=61 MOEGEMV_CACHE_DIR=/tmp/cache_chk7_$b timeout 100 .gpubin/$b check \
-        --shape 5120:1536:1536:8 --shape 5120:8192:8192:1 --m 1,3,16 --e 16 --replays 1 \
-        > "$out/check7_$b.log" 2>&1
-      echo "check $b rc=$? (1: SPEC 8's known over-bounds, #3)"
-    done
-    diff "$out/check7_moegemv_v45.log" "$out/check7_moegemv.log" > "$out/check7.diff"
-    echo "check logs: $(wc -l < "$out/check7.diff") diff lines"; tools/check_summary.sh "$out/check7_moegemv.log" | tail -4
-    MOEGEMV_CACHE_DIR=/tmp/cache_tests7 timeout 150 .gpubin/test_runtime "[gpu]" > "$out/tests7.log" 2>&1
-    echo "[gpu] tests: rc=$?"; grep -aE "^test cases" "$out/tests7.log"
+    check_builds 7 100 --shape 5120:1536:1536:8 --shape 5120:8192:8192:1
     ;;
   8)  # for the next session: dc_safter=1 (not yet run): its check first, timing only if it passes
     shapes="--shape 7168:2048:2048:8 --shape 2048:512:512:10 --shape 5120:1536:1536:8 --shape 5120:8192:8192:1"
