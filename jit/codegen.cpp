@@ -79,18 +79,6 @@ int config_smem(const Key& key, const KernelConfig& c) {
                   : down_smem_bytes(key.i, key.si, key.k, c);
 }
 
-// dc_safter=1 (slot_after.cuh) takes the scales in registers with a compile-time step count and
-// the per-warp act staging (the segment's warps scale their own act row).
-void check_down_safter(const Key& key, const KernelConfig& c) {
-  const bool even = (key.si == 0 || key.si == key.i) && down_stream_half_steps(key.i) % c.chunks == 0;
-  const bool warp_stage = c.wstage == 1 ? c.chunks == 1 : c.wstage == 2;
-  if (c.sahead != 1 || !even || !warp_stage)
-    throw ArgumentError("MOEGEMV_TUNE",
-                        "dc_safter=1 with dc_sahead=1, dc_wstage 1|2 and an even step split (SI = 0 or "
-                        "SI = I, steps divisible by dc_chunks)",
-                        key.str());
-}
-
 // Fills the streaming config's unset fields: gate_up 8 consumer warps; down enough warps per
 // segment (chunks) for kDownStreamTargetWarps consumer warps, at least down_stream_chunks_min;
 // the deepest ring (<= 4 slots) that fits, then as many x tokens (<= 8) as the rest of shared
@@ -156,6 +144,7 @@ std::string config_defines(const KernelConfig& c, bool gate_up) {
   if (c.stream && c.launch) d += fmt::format("#define MOEGEMV_DC_LAUNCH {}\n", c.launch);
   if (c.stream && c.wstage) d += fmt::format("#define MOEGEMV_DC_WSTAGE {}\n", c.wstage);
   if (c.stream && c.safter) d += "#define MOEGEMV_DC_SAFTER 1\n";
+  if (gate_up && !c.stream && c.safter) d += "#define MOEGEMV_GU_SAFTER 1\n";
   if (c.timeline) d += fmt::format("#define MOEGEMV_TIMELINE {}\n", c.timeline);
   return d;
 }
@@ -230,7 +219,7 @@ KernelConfig kernel_config(const Key& key, const std::string& tune) {
     else if (field == "bindex" && value <= 1) c.bindex = value;
     else if (field == "gcount" && !gu && value <= 1) c.gcount = value;
     else if (field == "shx" && gu && value <= 2) c.shx = value;
-    else if (field == "safter" && !gu && value <= 1) c.safter = value;
+    else if (field == "safter" && value <= 1) c.safter = value;
     else
       throw ArgumentError(
           "MOEGEMV_TUNE",
@@ -239,7 +228,7 @@ KernelConfig kernel_config(const Key& key, const std::string& tune) {
           "gu_stage 0|1, gu_order 0|1, gu_group 0|2..1024, gu_tiles 1|2, dc_group 0|2..16, "
           "dc_rings 1..14, dc_sahead 1|2, dc_runs 1|2, dc_lanes 0..3, "
           "dc_early 0|1, dc_launch 0..2, dc_wstage 0..2, gu_m1pipe 0..8, "
-          "gu_m1minb 1..16, maxreg 0|24..255, decode 0..3, bindex 0|1, dc_gcount 0|1, gu_shx 0..2, dc_safter 0|1, "
+          "gu_m1minb 1..16, maxreg 0|24..255, decode 0..3, bindex 0|1, dc_gcount 0|1, gu_shx 0..2, safter 0|1, "
           "timeline 0|1 (dc_ 0..7: mark points; diagnostic), "
           "knock 0..31 (diagnostic, wrong results)",
           item);
@@ -255,6 +244,7 @@ KernelConfig kernel_config(const Key& key, const std::string& tune) {
       // The grouped down from M <= 8 is slower with the default decode form (kernel_config.h).
       if (!gu && !decode_set && s.group != 0 && s.group <= 8) s.decode = 0;
       if (!gu && s.safter) check_down_safter(key, s);
+      if (gu && s.safter) settle_gate_up_safter(key, s);
       return s;
     }
     // The shape cannot take the streaming kernel (K lengths, shared memory): the classic one (the
@@ -277,6 +267,7 @@ KernelConfig kernel_config(const Key& key, const std::string& tune) {
       throw ArgumentError("MOEGEMV_TUNE", "gu_split=1 with gu_ring=0 and gu_direct=0 (x staged)", tune);
     if (key.h % 256 != 0) c.split = 0;  // rows split in 128-element halves: the classic tiles
   }
+  if (gu && c.safter) settle_gate_up_safter(key, c);
   if (gu && !c.split && !group_set) c.group = 0;  // the default grouping comes with the split tile
   // The two-tile kernel (from M = group on): the split tile's stream of steps needs each warp to
   // have >= pipe steps per tile; a shape or config without it has none.

@@ -30,6 +30,13 @@ std::string group_kernel_source(const Key& key, const KernelConfig& config);
 /// most that fit (down_group_rings).
 int group_rings(const Key& key, const KernelConfig& config);
 
+/// The scale-after candidates' conditions (jit/codegen_safter.cpp): dc_safter=1 (slot_after.cuh)
+/// throws ArgumentError naming it where the streaming down's config cannot take it; gu_safter=1
+/// (split_after.cuh) becomes 0 where the shape has no split tile and throws where the split tile
+/// is asked for without what it needs.
+void check_down_safter(const Key& key, const KernelConfig& config);
+void settle_gate_up_safter(const Key& key, KernelConfig& config);
+
 /// The kernel configuration for key: templates/params.h defaults, then `tune` overrides
 /// ("gu_warps=8,dc_direct=1,..."; ArgumentError naming MOEGEMV_TUNE on a bad entry).
 KernelConfig kernel_config(const Key& key, const std::string& tune);

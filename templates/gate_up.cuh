@@ -11,6 +11,7 @@
 #include "ptx.cuh"
 #include "ring.cuh"
 #include "tile.cuh"
+#include "split_after.cuh"
 #include "tile_split.cuh"
 
 namespace moegemv {
@@ -65,13 +66,35 @@ __device__ __forceinline__ TileRows routed_rows(const unsigned char* w, const un
 
 // The routed dot product with rows split over two mma rows (tile_split.cuh), x staged in smem;
 // writes the warp's partial sums, tile tt's in column tt (T tiles from feature i0 on, one stream).
-template <int H, int PIPE, bool STAGED, int T, class XS>
+// MOEGEMV_GU_SAFTER (one tile per CTA): the scale-after form (split_after.cuh).
+template <int H, int W, int PIPE, bool STAGED, int T, class XS>
 __device__ __forceinline__ void gate_up_routed_split(const unsigned char* w, const unsigned char* sf,
                                                      int i0, int first, int last, int warp, int g,
                                                      int t, int lane, unsigned long long pol,
                                                      const unsigned short* x, const XS& xs_slice,
                                                      unsigned char* smem) {
   const TileRows rows[2] = {routed_rows<H>(w, sf, i0 + g / 2), routed_rows<H>(w, sf, i0 + 4 + g / 2)};
+  if constexpr (MOEGEMV_GU_SAFTER != 0 && T == 1) {
+    static_assert(STAGED, "gu_safter: each warp stages (and scales) its own slice of x");
+    // Set 1's rows (features + 4) are set 0's + 4 rows in the same 64-row block of the [up; gate]
+    // interleave and the same 32-row group of the scale swizzle (i0 % 8 == 0, g / 2 < 4): + 4 *
+    // (H / 2) weight bytes, + 4 * 16 scale bytes.
+    SplitDotAfter<PIPE, 2 * H, 64> dot;
+    dot.start(rows[0], first, last, g, t, pol);
+    ptx::U32x4* xs = reinterpret_cast<ptx::U32x4*>(smem);
+    // The warp's slice of the zero row (B's unused lanes read it at x's indices).
+    constexpr int kZeros = (H * 2 + gate_up_partials_bytes(W)) / 16;  // in groups, from xs
+    for (int i = first / 8 + lane; i < last / 8; i += 32) xs[kZeros + i] = ptx::U32x4{0u, 0u, 0u, 0u};
+    xs_slice.store(x, lane, xs, SafterScaleAct{});  // (syncs the warp)
+    // This lane's B: x of half g >> 2 or the zero row, as one group offset from xs.
+    const int b0 = (t == (g & 3) ? 0 : kZeros) + 16 * (g >> 2) + first / 8 + 4 * t;
+    AfterSums acc[2] = {{0.f, 0.f}, {0.f, 0.f}};
+    dot.finish(rows[0], pol, xs, static_cast<BIndex>(b0), acc);
+    float* part = gate_up_partials<false>(smem, H);
+    store_split_after_partials(part, warp, 0, g, acc[0]);
+    store_split_after_partials(part, warp, 1, g, acc[1]);
+    return;
+  }
   SplitDot<PIPE, T> dot;
   dot.start(rows, first, last, g, t, pol);
   ptx::U32x4* xs = reinterpret_cast<ptx::U32x4*>(smem);
@@ -155,7 +178,7 @@ __device__ __forceinline__ void gate_up_routed(const GateUpParams& p, int cta,
     }
   }
   if constexpr (SPLIT) {
-    gate_up_routed_split<H, PIPE, kStaged, T>(w, sf, tile * kTileFeatures, first, last, warp, g, t, lane,
+    gate_up_routed_split<H, W, PIPE, kStaged, T>(w, sf, tile * kTileFeatures, first, last, warp, g, t, lane,
                                               pol, x, xs_slice, smem);
   } else {
     const TileRows rows = routed_rows<H>(w, sf, tile * kTileFeatures + g);

@@ -96,6 +96,13 @@
 #define MOEGEMV_DC_SAFTER 0
 #endif
 
+// MOEGEMV_GU_SAFTER (split_after.cuh; CANDIDATE, session 20, not yet run on a GPU): 1 = gate_up's
+// routed split tile (one tile per CTA) applies each block scale to fp32 sums of unscaled products,
+// as MOEGEMV_DC_SAFTER; 0 = the scale multiply per weight, as before.
+#ifndef MOEGEMV_GU_SAFTER
+#define MOEGEMV_GU_SAFTER 0
+#endif
+
 namespace moegemv {
 
 constexpr int kDecodeFormMax = 3;  // MOEGEMV_DECODE's forms: 0..kDecodeFormMax
@@ -157,7 +164,8 @@ struct KernelConfig {
   int gcount;      // grouped down: 1 = units walked by counting (MOEGEMV_DC_GCOUNT); 0: divided
   int shx;         // gate_up at M = 1: 1 = the shared expert's x staged in shared memory, 2 = and its
                    // tile split (MOEGEMV_GU_SHX)
-  int safter;      // streaming down: 1 = block scales applied after the mma (MOEGEMV_DC_SAFTER)
+  int safter;      // 1 = block scales applied after the mma: the streaming down (MOEGEMV_DC_SAFTER),
+                   // gate_up's routed split tile (MOEGEMV_GU_SAFTER)
 };
 
 }  // namespace moegemv

@@ -222,8 +222,11 @@ MOEGEMV_HD constexpr int gate_up_shared_ctas(int m, int si) {
   return si == 0 ? 0 : (si / kTileFeatures) * ceil_div(m, kMaxCols);
 }
 MOEGEMV_HD constexpr int gate_up_partials_bytes(int warps) { return warps * kTileRows * kMaxCols * 4; }
+// gu_safter=1 (split_after.cuh): a row of zeros as long as x, after the partial sums.
+MOEGEMV_HD constexpr int gate_up_safter_zero_bytes(int h) { return h * 2; }
 MOEGEMV_HD constexpr int gate_up_smem_bytes(int h, KernelConfig c) {
-  return (c.direct_b ? 0 : h * 2) + gate_up_partials_bytes(c.warps) + ring_bytes(c);
+  return (c.direct_b ? 0 : h * 2) + gate_up_partials_bytes(c.warps) + ring_bytes(c) +
+         (c.safter ? gate_up_safter_zero_bytes(h) : 0);
 }
 
 // down_combine tiles: 8 output rows whose two K halves are the mma's row groups when every K

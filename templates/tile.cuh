@@ -148,13 +148,16 @@ struct XSlice {
     for (int i = 0; i < kN; ++i)
       if (lane + 32 * i < g_count) v[i] = ptx::ld_nc_v4(x + 8 * (g_first + lane + 32 * i));
   }
-  __device__ __forceinline__ void store(const unsigned short* x, int lane, ptx::U32x4* xs) const {
+  // post: applied to each permuted group before its store (split_after.cuh scales x).
+  template <class Post = KeepGroup>
+  __device__ __forceinline__ void store(const unsigned short* x, int lane, ptx::U32x4* xs,
+                                        Post post = {}) const {
 #pragma unroll
     for (int i = 0; i < kN; ++i)
-      if (lane + 32 * i < g_count) xs[g_first + lane + 32 * i] = permute_group(v[i]);
+      if (lane + 32 * i < g_count) xs[g_first + lane + 32 * i] = post(permute_group(v[i]));
     if (g_count > 32 * kN) {
       const int done = 32 * kN, rest = g_count - done, g0 = g_first + done;
-      stage_groups_by(lane, 32, rest, [x, g0](int g) { return x + 8 * (g0 + g); }, xs + g0);
+      stage_groups_by(lane, 32, rest, [x, g0](int g) { return x + 8 * (g0 + g); }, xs + g0, post);
     }
     __syncwarp();
   }

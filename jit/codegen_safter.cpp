@@ -1,0 +1,36 @@
+// The scale-after candidates' conditions: where each can run, and the error naming it where it
+// is asked for with a config it cannot take.
+#include <fmt/format.h>
+
+#include "jit/codegen.hpp"
+#include "moegemv/errors.hpp"
+
+namespace moegemv::jit {
+
+// dc_safter=1 (slot_after.cuh) takes the scales in registers with a compile-time step count and
+// the per-warp act staging (the segment's warps scale their own act row).
+void check_down_safter(const Key& key, const KernelConfig& c) {
+  const bool even = (key.si == 0 || key.si == key.i) && down_stream_half_steps(key.i) % c.chunks == 0;
+  const bool warp_stage = c.wstage == 1 ? c.chunks == 1 : c.wstage == 2;
+  if (c.sahead != 1 || !even || !warp_stage)
+    throw ArgumentError("MOEGEMV_TUNE",
+                        "dc_safter=1 with dc_sahead=1, dc_wstage 1|2 and an even step split (SI = 0 or "
+                        "SI = I, steps divisible by dc_chunks)",
+                        key.str());
+}
+
+// gu_safter=1 (split_after.cuh) is a form of the classic kernel's routed split tile: without one
+// (the streaming gate_up, or a shape whose default has none) it does not apply, as other tile
+// knobs; with one it needs each warp to stage its own slice of x (gu_stage=1), which it scales.
+// The two-tile kernel (gu_tiles=2, from M = gu_group on) keeps the scale multiply.
+void settle_gate_up_safter(const Key& key, KernelConfig& c) {
+  if (c.stream || !c.split) {
+    c.safter = 0;
+    return;
+  }
+  if (c.stage != 1)
+    throw ArgumentError("MOEGEMV_TUNE", "gu_safter=1 with gu_stage=1 (each warp stages its own x)",
+                        fmt::format("{} with gu_stage={}", key.str(), c.stage));
+}
+
+}  // namespace moegemv::jit
