@@ -32,8 +32,9 @@ int group_rings(const Key& key, const KernelConfig& config);
 
 /// The scale-after candidates' conditions (jit/codegen_safter.cpp): dc_safter=1 (slot_after.cuh)
 /// throws ArgumentError naming it where the streaming down's config cannot take it; gu_safter=1
-/// (split_after.cuh) becomes 0 where the shape has no split tile and throws where the split tile
-/// is asked for without what it needs.
+/// (tile_after.cuh, split_after.cuh) becomes 0 where the classic gate_up's routed tiles do not
+/// run (the streaming gate_up, H % 128 != 0) and throws where they are asked for without what it
+/// needs.
 void check_down_safter(const Key& key, const KernelConfig& config);
 void settle_gate_up_safter(const Key& key, KernelConfig& config);
 

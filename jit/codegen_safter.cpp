@@ -19,18 +19,22 @@ void check_down_safter(const Key& key, const KernelConfig& c) {
                         key.str());
 }
 
-// gu_safter=1 (split_after.cuh) is a form of the classic kernel's routed split tile: without one
-// (the streaming gate_up, or a shape whose default has none) it does not apply, as other tile
-// knobs; with one it needs each warp to stage its own slice of x (gu_stage=1), which it scales.
-// The two-tile kernel (gu_tiles=2, from M = gu_group on) keeps the scale multiply.
+// gu_safter=1 (tile_after.cuh, split_after.cuh) is a form of the classic kernel's routed tiles
+// (the split tile where the config has it, else the 16-row tile in whole 128-element steps):
+// without them (the streaming gate_up, H % 128 != 0) it does not apply, as other tile knobs; with
+// them it needs each warp to stage its own slice of x (gu_stage=1, no gu_direct, no gu_ring),
+// which it scales. The two-tile kernel (gu_tiles=2, from M = gu_group on) and the grouped pairs
+// keep the scale multiply, as do the shared expert's tiles.
 void settle_gate_up_safter(const Key& key, KernelConfig& c) {
-  if (c.stream || !c.split) {
+  if (c.stream || key.h % 128 != 0) {
     c.safter = 0;
     return;
   }
-  if (c.stage != 1)
-    throw ArgumentError("MOEGEMV_TUNE", "gu_safter=1 with gu_stage=1 (each warp stages its own x)",
-                        fmt::format("{} with gu_stage={}", key.str(), c.stage));
+  if (c.stage != 1 || c.direct_b || c.ring)
+    throw ArgumentError("MOEGEMV_TUNE",
+                        "gu_safter=1 with gu_stage=1, gu_direct=0 and gu_ring=0 (each warp stages its own x)",
+                        fmt::format("{} with gu_stage={}, gu_direct={}, gu_ring={}", key.str(), c.stage,
+                                    c.direct_b, c.ring));
 }
 
 }  // namespace moegemv::jit

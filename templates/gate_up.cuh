@@ -12,6 +12,7 @@
 #include "ring.cuh"
 #include "tile.cuh"
 #include "split_after.cuh"
+#include "tile_after.cuh"
 #include "tile_split.cuh"
 
 namespace moegemv {
@@ -36,12 +37,36 @@ __device__ __forceinline__ constexpr int x_slice_groups() {
   return ceil_div(H / 8, 32 * W) < 8 ? ceil_div(H / 8, 32 * W) : 8;
 }
 
+// gu_safter (tile_after.cuh): the warp's slice of the zero row that B's unused lanes read, after
+// the partial sums; returns its offset from x in groups. Each warp writes and reads only its own
+// slice [first, last).
+template <int H, int W>
+__device__ __forceinline__ int safter_zero_slice(ptx::U32x4* xs, int first, int last, int lane) {
+  constexpr int kZeros = (H * 2 + gate_up_partials_bytes(W)) / 16;
+  for (int i = first / 8 + lane; i < last / 8; i += 32) xs[kZeros + i] = ptx::U32x4{0u, 0u, 0u, 0u};
+  return kZeros;
+}
+
 // The routed dot product with the register ring (tile.cuh), x staged in smem or read directly.
-template <int H, int PIPE, bool DIRECT, bool STAGED, class XS>
+// MOEGEMV_GU_SAFTER: the scale-after form (tile_after.cuh), c[0] / c[2] of lanes t == 0 only.
+template <int H, int W, int PIPE, bool DIRECT, bool STAGED, class XS>
 __device__ __forceinline__ void gate_up_routed_registers(const TileRows& rows, int first, int last,
                                                          int t, int lane, unsigned long long pol,
                                                          const unsigned short* x, const XS& xs_slice,
                                                          unsigned char* smem, float (&c)[4]) {
+  if constexpr (MOEGEMV_GU_SAFTER != 0) {
+    static_assert(STAGED && !DIRECT, "gu_safter: each warp stages (and scales) its own slice of x");
+    TileDotAfter<PIPE> dot;
+    dot.start(rows, first, last, t, pol);
+    ptx::U32x4* xs = reinterpret_cast<ptx::U32x4*>(smem);
+    const int zeros = safter_zero_slice<H, W>(xs, first, last, lane);
+    xs_slice.store(x, lane, xs, SafterScaleAct{});  // (syncs the warp)
+    const int g = lane / 4;
+    AfterSums acc{0.f, 0.f};
+    dot.finish(rows, pol, xs, static_cast<BIndex>((g < 4 && t == g ? 0 : zeros) + first / 8 + 4 * t), acc);
+    tile_after_sums(acc, c);
+    return;
+  }
   TileDot<PIPE, BSource<DIRECT>> dot;
   dot.start(rows, first, last, t, pol);
   if constexpr (DIRECT) {
@@ -82,12 +107,10 @@ __device__ __forceinline__ void gate_up_routed_split(const unsigned char* w, con
     SplitDotAfter<PIPE, 2 * H, 64> dot;
     dot.start(rows[0], first, last, g, t, pol);
     ptx::U32x4* xs = reinterpret_cast<ptx::U32x4*>(smem);
-    // The warp's slice of the zero row (B's unused lanes read it at x's indices).
-    constexpr int kZeros = (H * 2 + gate_up_partials_bytes(W)) / 16;  // in groups, from xs
-    for (int i = first / 8 + lane; i < last / 8; i += 32) xs[kZeros + i] = ptx::U32x4{0u, 0u, 0u, 0u};
+    const int zeros = safter_zero_slice<H, W>(xs, first, last, lane);
     xs_slice.store(x, lane, xs, SafterScaleAct{});  // (syncs the warp)
     // This lane's B: x of half g >> 2 or the zero row, as one group offset from xs.
-    const int b0 = (t == (g & 3) ? 0 : kZeros) + 16 * (g >> 2) + first / 8 + 4 * t;
+    const int b0 = (t == (g & 3) ? 0 : zeros) + 16 * (g >> 2) + first / 8 + 4 * t;
     AfterSums acc[2] = {{0.f, 0.f}, {0.f, 0.f}};
     dot.finish(rows[0], pol, xs, static_cast<BIndex>(b0), acc);
     float* part = gate_up_partials<false>(smem, H);
@@ -191,7 +214,7 @@ __device__ __forceinline__ void gate_up_routed(const GateUpParams& p, int cta,
       stage_routed_x<H, false>(x, lane, xs_slice, xs);
       dot.finish(rows, pol, SmemB{xs}, c, ring);
     } else {
-      gate_up_routed_registers<H, PIPE, DIRECT, kStaged>(rows, first, last, t, lane, pol, x, xs_slice, smem, c);
+      gate_up_routed_registers<H, W, PIPE, DIRECT, kStaged>(rows, first, last, t, lane, pol, x, xs_slice, smem, c);
     }
     store_partials(part, warp, g, t, c);
   }

@@ -1,6 +1,7 @@
 #include <catch2/catch.hpp>
 #include <fmt/format.h>
 
+#include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
@@ -13,11 +14,23 @@
 using namespace moegemv;
 
 namespace {
-// Registers and spills from the ptxas -v lines of the log.
-bool spills(const std::string& log) {
-  return log.find("bytes spill stores") != std::string::npos &&
-         log.find(" 0 bytes spill stores") == std::string::npos;
+// The spill store bytes of all the module's kernels, from ptxas -v's lines ("N bytes spill
+// stores", one per kernel). Throws if the log has none (without -v the checks would pass blindly).
+// (Until session 20 the check only asked whether some kernel's line read 0: a module's second
+// kernel could spill unseen. Reading every line found the three opt-in configs named below.)
+int spill_bytes(const std::string& log) {
+  static const std::string kTag = " bytes spill stores";
+  int lines = 0, bytes = 0;
+  for (auto at = log.find(kTag); at != std::string::npos; at = log.find(kTag, at + 1)) {
+    auto start = log.find_last_of(" \t", at - 1);
+    start = start == std::string::npos ? 0 : start + 1;
+    bytes += std::stoi(log.substr(start, at - start));
+    ++lines;
+  }
+  if (lines == 0) throw std::runtime_error("no ptxas -v spill lines in the log:\n" + log);
+  return bytes;
 }
+bool spills(const std::string& log) { return spill_bytes(log) != 0; }
 }  // namespace
 
 TEST_CASE("every issue shape compiles for sm_90 and sm_100a", "[nvrtc]") {
@@ -56,7 +69,10 @@ TEST_CASE("the opt-in kernel configs compile without spills", "[nvrtc]") {
         const std::string source = jit::generate_source(key, "sm_90", tune);
         auto out = jit::compile(source, key.str(), "sm_90", jit::compile_options("sm_90"));
         CHECK(out.cubin.size() > 1000);
-        CHECK_FALSE(spills(out.log));
+        // Known (session 20): gu_split=1 on the 2048:1408 shape, where the split tile is not the
+        // default, gives the module's M = 1 kernel (3 steps in flight) an 8-byte spill.
+        const bool known = kind == Kind::kGateUp && key.h == 2048 && tune.rfind("gu_split=1", 0) == 0;
+        CHECK(spill_bytes(out.log) <= (known ? 8 : 0));
         if (kind == Kind::kDownCombine && tune == "dc_stream=0,dc_split=0") CHECK(source.find(", false>(p)") != std::string::npos);
         if (kind == Kind::kGateUp && tune.rfind("gu_split=1", 0) == 0) CHECK(source.find(", true>(p)") != std::string::npos);
       }
@@ -130,7 +146,10 @@ TEST_CASE("the streaming down compiles without spills with either scale feed and
       if (!define) CHECK(source.find("#define MOEGEMV_DC_SAHEAD 2") == std::string::npos);
       auto out = jit::compile(source, key.str(), "sm_90", jit::compile_options("sm_90"));
       CHECK(out.cubin.size() > 1000);
-      CHECK_FALSE(spills(out.log));
+      // Known (session 20): where dc_wstage=1 does not apply (several warps per segment) the down
+      // stages act CTA-wide (dc_wstage=0), and on DeepSeek-V3's shape that spills (24 bytes of stores).
+      const bool known = std::string(name) == "dc_wstage=1" && !applies && key.h == 7168;
+      CHECK(spill_bytes(out.log) <= (known ? 24 : 0));
     }
   }
 }
@@ -160,6 +179,22 @@ TEST_CASE("the scale-after candidate (dc_safter=1) compiles without spills where
     ++compiled;
   }
   CHECK(compiled >= 4);
+}
+
+TEST_CASE("gate_up's scale-after candidate (gu_safter=1) compiles without spills where it applies",
+          "[nvrtc]") {
+  int compiled = 0;
+  for (const Key& key : issue_keys()) {
+    if (key.kind != Kind::kGateUp || jit::kernel_config(key, "gu_safter=1").safter == 0) continue;
+    INFO(key.str());
+    const std::string source = jit::generate_source(key, "sm_90", "gu_safter=1");
+    CHECK(source.find("#define MOEGEMV_GU_SAFTER 1") != std::string::npos);
+    auto out = jit::compile(source, key.str(), "sm_90", jit::compile_options("sm_90"));
+    CHECK(out.cubin.size() > 1000);
+    CHECK_FALSE(spills(out.log));
+    ++compiled;
+  }
+  CHECK(compiled >= 6);  // the split tile (DeepSeek-V3, GLM-4.5) and the 16-row one (the rest)
 }
 
 TEST_CASE("the diagnostic CTA timeline compiles into both kernels without spills", "[nvrtc]") {

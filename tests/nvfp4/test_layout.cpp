@@ -109,6 +109,23 @@ TEST_CASE("w1 rows: [up; gate] interleaved in 64-row groups", "[layout]") {
   }
 }
 
+// gate_up's scale-after split tile (templates/split_after.cuh, gu_safter=1) reads its second row
+// set (features i + 4 of a tile's i = 8t .. 8t + 3) at fixed offsets from the first: 4 rows further
+// in w1 and 64 bytes further in the swizzled scales, for every k-block.
+TEST_CASE("w1: features i + 4 of an 8-feature tile are 4 rows and 64 scale bytes on", "[layout]") {
+  constexpr int kI = 512, kBlocks = 16;
+  for (bool gate : {false, true}) {
+    for (int i = 0; i < kI; ++i) {
+      if (i % 8 >= 4) continue;
+      const int p = w1_physical_row(gate, i), q = w1_physical_row(gate, i + 4);
+      INFO("gate " << gate << " feature " << i);
+      REQUIRE(q == p + 4);
+      for (int kb = 0; kb < kBlocks; ++kb)
+        REQUIRE(swizzle_offset(0, q, kb, 2 * kI, kBlocks) == swizzle_offset(0, p, kb, 2 * kI, kBlocks) + 64);
+    }
+  }
+}
+
 TEST_CASE("routed layout: contents and bit-identical round trips", "[layout]") {
   const ModelShape shape{192, 128, 0, 0, 3};  // H = 192: w2_sf rows padded to 256
   const std::vector<ExpertWeights> experts = make_experts(shape, 42);
