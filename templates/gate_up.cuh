@@ -61,9 +61,8 @@ __device__ __forceinline__ void gate_up_routed_registers(const TileRows& rows, i
     ptx::U32x4* xs = reinterpret_cast<ptx::U32x4*>(smem);
     const int zeros = safter_zero_slice<H, W>(xs, first, last, lane);
     xs_slice.store(x, lane, xs, SafterScaleAct{});  // (syncs the warp)
-    const int g = lane / 4;
     AfterSums acc{0.f, 0.f};
-    dot.finish(rows, pol, xs, static_cast<BIndex>((g < 4 && t == g ? 0 : zeros) + first / 8 + 4 * t), acc);
+    dot.finish(rows, pol, xs, tile_after_b(lane / 4, t, first, zeros), acc);
     tile_after_sums(acc, c);
     return;
   }
@@ -109,10 +108,8 @@ __device__ __forceinline__ void gate_up_routed_split(const unsigned char* w, con
     ptx::U32x4* xs = reinterpret_cast<ptx::U32x4*>(smem);
     const int zeros = safter_zero_slice<H, W>(xs, first, last, lane);
     xs_slice.store(x, lane, xs, SafterScaleAct{});  // (syncs the warp)
-    // This lane's B: x of half g >> 2 or the zero row, as one group offset from xs.
-    const int b0 = (t == (g & 3) ? 0 : zeros) + 16 * (g >> 2) + first / 8 + 4 * t;
     AfterSums acc[2] = {{0.f, 0.f}, {0.f, 0.f}};
-    dot.finish(rows[0], pol, xs, static_cast<BIndex>(b0), acc);
+    dot.finish(rows[0], pol, xs, split_after_b(g, t, first, zeros), acc);
     float* part = gate_up_partials<false>(smem, H);
     store_split_after_partials(part, warp, 0, g, acc[0]);
     store_split_after_partials(part, warp, 1, g, acc[1]);
@@ -272,12 +269,19 @@ __device__ __forceinline__ void gate_up_shared(const GateUpParams& p, int sidx,
   if constexpr (MOEGEMV_GU_SHX != 0 && !DIRECT) {
     if (p.m == 1) {
       ptx::U32x4* xs = reinterpret_cast<ptx::U32x4*>(smem);
+      constexpr bool kAfter = MOEGEMV_GU_SAFTER != 0;  // the scale-after tiles, as the routed ones
+      int zeros = 0;
       auto stage_x = [&] {  // after the weights' first loads: x is the previous kernel's output
         ptx::griddep_wait();
         ptx::griddep_launch_dependents();
         XSlice<x_slice_groups<H, W>()> slice;
         slice.load(p.x, first, last, lane);
-        slice.store(p.x, lane, xs);
+        if constexpr (kAfter) {
+          zeros = safter_zero_slice<H, W>(xs, first, last, lane);
+          slice.store(p.x, lane, xs, SafterScaleAct{});
+        } else {
+          slice.store(p.x, lane, xs);
+        }
       };
       if constexpr (MOEGEMV_GU_SHX == 2 && SPLIT) {
         auto feature_rows = [&](int f) {  // the shared expert's [gate; up] rows of feature f
@@ -288,6 +292,18 @@ __device__ __forceinline__ void gate_up_shared(const GateUpParams& p, int sidx,
         };
         const int f0 = tile * kTileFeatures;
         const TileRows split_rows[2] = {feature_rows(f0 + g / 2), feature_rows(f0 + 4 + g / 2)};
+        if constexpr (kAfter) {
+          // Set 1: + 4 rows and + 64 scale bytes, as in the routed split tile (SI % 64 == 0).
+          SplitDotAfter<PIPE, 2 * H, 64> dot;
+          dot.start(split_rows[0], first, last, g, t, pol);
+          stage_x();
+          AfterSums acc[2] = {{0.f, 0.f}, {0.f, 0.f}};
+          dot.finish(split_rows[0], pol, xs, split_after_b(g, t, first, zeros), acc);
+          store_split_after_partials(part, warp, 0, g, acc[0]);
+          store_split_after_partials(part, warp, 1, g, acc[1]);
+          emit();
+          return;
+        }
         SplitDot<PIPE> dot;
         dot.start(split_rows, first, last, g, t, pol);  // shared weights: before the wait
         stage_x();
@@ -296,6 +312,15 @@ __device__ __forceinline__ void gate_up_shared(const GateUpParams& p, int sidx,
         store_split_partials(part, warp, 0, g, t, c0);
         store_split_partials(part, warp, 1, g, t, c1);
         emit();
+      } else if constexpr (kAfter) {
+        TileDotAfter<PIPE> dot;
+        dot.start(rows, first, last, t, pol);
+        stage_x();
+        AfterSums acc{0.f, 0.f};
+        dot.finish(rows, pol, xs, tile_after_b(g, t, first, zeros), acc);
+        float c[4] = {0.f, 0.f, 0.f, 0.f};
+        tile_after_sums(acc, c);
+        finish_tile(c);
       } else {
         TileDot<PIPE, SmemB> dot;
         dot.start(rows, first, last, t, pol);  // shared weights do not depend on earlier kernels

@@ -23,6 +23,12 @@
 
 namespace moegemv {
 
+// The split tile's first B group of lane (g, t) for a warp slice from element `first`: x's half
+// g >> 2 iff t == g % 4, else the zero row's (`zeros` groups after x).
+__device__ __forceinline__ BIndex split_after_b(int g, int t, int first, int zeros) {
+  return static_cast<BIndex>((t == (g & 3) ? 0 : zeros) + 16 * (g >> 2) + first / 8 + 4 * t);
+}
+
 // rows: set 0's rows of this lane; set 1's are kSetW weight bytes and kSetS scale bytes further
 // (one set of pointers; set 1's loads at immediate offsets).
 template <int kPipe, int kSetW, int kSetS>

@@ -76,6 +76,12 @@ __device__ __forceinline__ float safter_partial_unit() {
   return __uint_as_float(static_cast<unsigned int>(127 + kSafterSumShift) << 23);
 }
 
+// The 16-row tile's first B group of lane (g, t) for a warp slice from element `first`: x's iff
+// g < 4 and t == g, else the zero row's (`zeros` groups after x).
+__device__ __forceinline__ BIndex tile_after_b(int g, int t, int first, int zeros) {
+  return static_cast<BIndex>((g < 4 && t == g ? 0 : zeros) + first / 8 + 4 * t);
+}
+
 // The 16-row tile over [first, last) (whole 128-element steps), kPipe steps in flight.
 template <int kPipe>
 struct TileDotAfter {

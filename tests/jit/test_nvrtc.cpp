@@ -195,6 +195,15 @@ TEST_CASE("gate_up's scale-after candidate (gu_safter=1) compiles without spills
     ++compiled;
   }
   CHECK(compiled >= 6);  // the split tile (DeepSeek-V3, GLM-4.5) and the 16-row one (the rest)
+  // With the shared expert's x staged at M = 1 (gu_shx), its tiles take the form too: split
+  // (gu_shx=2 where the routed tiles are split) or 16-row.
+  for (const Key& key : {Key{Kind::kGateUp, 7168, 2048, 2048, 8}, Key{Kind::kGateUp, 5120, 8192, 8192, 1}}) {
+    INFO(key.str());
+    auto out = jit::compile(jit::generate_source(key, "sm_90", "gu_safter=1,gu_shx=2"), key.str(), "sm_90",
+                            jit::compile_options("sm_90"));
+    CHECK(out.cubin.size() > 1000);
+    CHECK_FALSE(spills(out.log));
+  }
 }
 
 TEST_CASE("the diagnostic CTA timeline compiles into both kernels without spills", "[nvrtc]") {
