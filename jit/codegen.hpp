@@ -66,6 +66,11 @@ std::vector<std::string> compile_options(const std::string& arch);
 inline constexpr const char* kProbeKernel = "moegemv_decode_probe";
 std::string probe_source(const std::string& arch, int decode_form = 0);
 
+/// The scale-after probe (templates/probe.cuh safter_probe; SafterProbeParams): the mma on raw
+/// bf16-subnormal weights that dc_safter / gu_safter rely on.
+inline constexpr const char* kSafterProbeKernel = "moegemv_safter_probe";
+std::string safter_probe_source(const std::string& arch);
+
 /// The streaming-read kernel the benchmark measures its ceiling with.
 inline constexpr const char* kStreamReadKernel = "moegemv_stream_read";
 std::string stream_read_source(const std::string& arch);

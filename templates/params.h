@@ -65,6 +65,15 @@ struct ProbeParams {
   unsigned short* out_hi;       // [n, 8] bf16, decoded with the high scale byte
 };
 
+// The scale-after probe (probe.cuh safter_probe): per lane of each warp, its lo and hi weight
+// words and its x group; out: the lane's 4 fp32 of D.
+struct SafterProbeParams {
+  const unsigned int* lo;       // [32 * warps]
+  const unsigned int* hi;       // [32 * warps]
+  const unsigned short* x;      // bf16 [32 * warps, 8], elements in their natural order
+  float* out;                   // [32 * warps, 4]
+};
+
 struct StreamReadParams {
   const void* data;             // 16-byte aligned
   unsigned long long n16;       // number of 16-byte words

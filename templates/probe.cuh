@@ -1,9 +1,11 @@
 // Decode probe: runs the kernels' own dequantization on given words and scales so that a test
-// can check it against the CPU, exhaustively (all 16 codes x all 256 e4m3 bytes).
+// can check it against the CPU, exhaustively (all 16 codes x all 256 e4m3 bytes). The scale-after
+// probe: the mma on raw (subnormal) weights the scale-after forms rely on.
 #pragma once
 
 #include "nvfp4.cuh"
 #include "params.h"
+#include "slot_after.cuh"
 
 namespace moegemv {
 
@@ -28,6 +30,19 @@ __device__ __forceinline__ void decode_probe(const unsigned int* words, const un
       out_hi[e] = static_cast<unsigned short>(h[p] >> (16 * half));
     }
   }
+}
+
+// The scale-after forms' assumption (slot_after.cuh, tile_after.cuh): the tensor core multiplies
+// the raw weights, bf16 SUBNORMALS (e2m1 * 2^-132), exactly. One warp per 32 lanes runs
+// safter_word, the forms' own code, on its lanes' words and x groups (permuted and staged
+// x 2^kSafterActShift as the kernels do) into a zero D, and stores D.
+__device__ __forceinline__ void safter_probe(const SafterProbeParams& p) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;  // whole warps: the grid has no partial one
+  const ptx::U32x4 x = safter_scale_act(permute_group(*reinterpret_cast<const ptx::U32x4*>(p.x + 8 * i)));
+  float d[4] = {0.f, 0.f, 0.f, 0.f};
+  safter_word(d, p.lo[i], p.hi[i], x);
+#pragma unroll
+  for (int j = 0; j < 4; ++j) p.out[4 * i + j] = d[j];
 }
 
 }  // namespace moegemv

@@ -7,6 +7,7 @@
 #include <iostream>
 #include <vector>
 
+#include "moegemv/options.hpp"
 #include "runtime/device.hpp"
 #include "runtime/driver.hpp"
 #include "runtime/memory.hpp"
@@ -121,6 +122,11 @@ int run_check(const CheckOptions& o) {
   };
   auto d = harness::check_decode_exhaustive(stream.get());
   record(d.pass, d.summary);
+  // The scale-after forms' hardware assumption: a verdict where MOEGEMV_TUNE asks for one of
+  // them, else for information (the defaults do not use it).
+  auto sa = harness::check_safter_mma(stream.get());
+  if (Options::global().tune.find("safter=1") != std::string::npos) record(sa.pass, sa.summary);
+  else std::cout << fmt::format("INFO ({}) {}\n", sa.pass ? "holds" : "does not hold", sa.summary);
   auto cap = harness::check_capture_refuses_compile(stream.get());
   record(cap.pass, cap.summary);
 

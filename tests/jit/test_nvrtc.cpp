@@ -227,12 +227,16 @@ TEST_CASE("the decode probe compiles in every decode form", "[nvrtc]") {
   CHECK_THROWS_AS(jit::probe_source("sm_90", kDecodeFormMax + 1), ArgumentError);
 }
 
-TEST_CASE("the bench's diagnostic kernels compile", "[nvrtc]") {
-  for (const auto& source : {jit::stream_read_source("sm_90"), jit::tile_read_source("sm_90")}) {
+TEST_CASE("the bench's and the check's diagnostic kernels compile", "[nvrtc]") {
+  for (const auto& source : {jit::stream_read_source("sm_90"), jit::tile_read_source("sm_90"),
+                             jit::safter_probe_source("sm_90")}) {
     auto out = jit::compile(source, "diagnostic", "sm_90", jit::compile_options("sm_90"));
     CHECK(out.cubin.size() > 100);
     CHECK_FALSE(spills(out.log));
   }
+  const auto probe = jit::compile(jit::safter_probe_source("sm_90"), "probe", "sm_90", jit::compile_options("sm_90"));
+  const std::string image(probe.cubin.begin(), probe.cubin.end());
+  CHECK(image.find(jit::kSafterProbeKernel) != std::string::npos);
 }
 
 TEST_CASE("a compile error carries key, arch, options and log", "[nvrtc]") {

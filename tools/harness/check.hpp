@@ -42,6 +42,10 @@ struct SimpleCheck {
 /// must give NaN), and nibble placement on random words, against the CPU decode.
 SimpleCheck check_decode_exhaustive(CUstream stream);
 
+/// The scale-after forms' assumption (dc_safter, gu_safter): mma on the raw weights, bf16
+/// subnormals, against x x 2^100 gives exactly representable sums bit for bit (probe.cuh).
+SimpleCheck check_safter_mma(CUstream stream);
+
 /// gate_up -> down_combine with PDL equals (bit for bit) the pair without PDL; the pair captured
 /// into a CUDA graph and replayed `replays` times with new inputs uploaded in between equals the
 /// eager pair each time.
