@@ -31,6 +31,16 @@ int spill_bytes(const std::string& log) {
   return bytes;
 }
 bool spills(const std::string& log) { return spill_bytes(log) != 0; }
+
+// key's module with `tune`: its source has `define`, and it compiles without spills.
+void compiles_clean(const Key& key, const std::string& tune, const std::string& define) {
+  INFO(key.str() << " " << tune);
+  const std::string source = jit::generate_source(key, "sm_90", tune);
+  CHECK(source.find(define) != std::string::npos);
+  auto out = jit::compile(source, key.str(), "sm_90", jit::compile_options("sm_90"));
+  CHECK(out.cubin.size() > 1000);
+  CHECK_FALSE(spills(out.log));
+}
 }  // namespace
 
 TEST_CASE("every issue shape compiles for sm_90 and sm_100a", "[nvrtc]") {
@@ -171,11 +181,7 @@ TEST_CASE("the scale-after candidate (dc_safter=1) compiles without spills where
       continue;
     }
     CHECK(c.safter == 1);
-    const std::string source = jit::generate_source(key, "sm_90", "dc_safter=1");
-    CHECK(source.find("#define MOEGEMV_DC_SAFTER 1") != std::string::npos);
-    auto out = jit::compile(source, key.str(), "sm_90", jit::compile_options("sm_90"));
-    CHECK(out.cubin.size() > 1000);
-    CHECK_FALSE(spills(out.log));
+    compiles_clean(key, "dc_safter=1", "#define MOEGEMV_DC_SAFTER 1");
     ++compiled;
   }
   CHECK(compiled >= 4);
@@ -186,24 +192,14 @@ TEST_CASE("gate_up's scale-after candidate (gu_safter=1) compiles without spills
   int compiled = 0;
   for (const Key& key : issue_keys()) {
     if (key.kind != Kind::kGateUp || jit::kernel_config(key, "gu_safter=1").safter == 0) continue;
-    INFO(key.str());
-    const std::string source = jit::generate_source(key, "sm_90", "gu_safter=1");
-    CHECK(source.find("#define MOEGEMV_GU_SAFTER 1") != std::string::npos);
-    auto out = jit::compile(source, key.str(), "sm_90", jit::compile_options("sm_90"));
-    CHECK(out.cubin.size() > 1000);
-    CHECK_FALSE(spills(out.log));
+    compiles_clean(key, "gu_safter=1", "#define MOEGEMV_GU_SAFTER 1");
     ++compiled;
   }
   CHECK(compiled >= 6);  // the split tile (DeepSeek-V3, GLM-4.5) and the 16-row one (the rest)
   // With the shared expert's x staged at M = 1 (gu_shx), its tiles take the form too: split
   // (gu_shx=2 where the routed tiles are split) or 16-row.
-  for (const Key& key : {Key{Kind::kGateUp, 7168, 2048, 2048, 8}, Key{Kind::kGateUp, 5120, 8192, 8192, 1}}) {
-    INFO(key.str());
-    auto out = jit::compile(jit::generate_source(key, "sm_90", "gu_safter=1,gu_shx=2"), key.str(), "sm_90",
-                            jit::compile_options("sm_90"));
-    CHECK(out.cubin.size() > 1000);
-    CHECK_FALSE(spills(out.log));
-  }
+  for (const Key& key : {Key{Kind::kGateUp, 7168, 2048, 2048, 8}, Key{Kind::kGateUp, 5120, 8192, 8192, 1}})
+    compiles_clean(key, "gu_safter=1,gu_shx=2", "#define MOEGEMV_GU_SHX 2");
 }
 
 TEST_CASE("the diagnostic CTA timeline compiles into both kernels without spills", "[nvrtc]") {

@@ -14,23 +14,10 @@
 #include <random>
 #include <vector>
 
+#include "fp4_values.hpp"
 #include "jit/codegen.hpp"
 #include "moegemv/errors.hpp"
 #include "templates/params.h"
-
-namespace {
-
-double e2m1_value(int code) {
-  static const double kMagnitude[8] = {0, 0.5, 1, 1.5, 2, 3, 4, 6};
-  return (code & 8 ? -1 : 1) * kMagnitude[code & 7];
-}
-
-double e4m3_value(int byte) {  // finite, positive bytes only (0x01..0x7E)
-  const int e = (byte >> 3) & 15, m = byte & 7;
-  return e == 0 ? std::ldexp(m, -9) : std::ldexp(8 + m, e - 10);
-}
-
-}  // namespace
 
 TEST_CASE("the scale-after form's lane algebra sums each row exactly (CPU emulation)", "[codegen]") {
   using moegemv::kDecodeShift;

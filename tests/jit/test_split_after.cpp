@@ -16,6 +16,7 @@
 #include <random>
 #include <vector>
 
+#include "fp4_values.hpp"
 #include "jit/codegen.hpp"
 #include "moegemv/errors.hpp"
 #include "templates/params.h"
@@ -23,16 +24,6 @@
 using namespace moegemv;
 
 namespace {
-
-double e2m1(int code) {
-  static const double kMagnitude[8] = {0, 0.5, 1, 1.5, 2, 3, 4, 6};
-  return (code & 8 ? -1 : 1) * kMagnitude[code & 7];
-}
-
-double e4m3(int byte) {  // finite, positive bytes only (0x01..0x7E)
-  const int e = (byte >> 3) & 15, m = byte & 7;
-  return e == 0 ? std::ldexp(m, -9) : std::ldexp(8 + m, e - 10);
-}
 
 // D of one pair of words (pair 0: words 0, 1; pair 1: words 2, 3), two mmas per word by their
 // definition: a(r, kl) is mma row r's raw weight at element kl of the step (or half), owned by
@@ -67,7 +58,7 @@ struct TileData {
         for (int b = 0; b < kLen / 16; ++b) scale[kind][j].push_back(scale_of(rng));
         for (int k = 0; k < kLen; ++k) {
           code[kind][j].push_back(code_of(rng));
-          reference[kind][j] += e2m1(code[kind][j][k]) * e4m3(scale[kind][j][k / 16]) * x[k];
+          reference[kind][j] += e2m1_value(code[kind][j][k]) * e4m3_value(scale[kind][j][k / 16]) * x[k];
         }
       }
     }
@@ -75,7 +66,7 @@ struct TileData {
   // The products of the lane's C entries (rows r and r + 8 ... as given) and their scales.
   double scaled(int kind, int feature, int q, int pair, double c_a, double c_b) const {
     const std::vector<int>& sc = scale[kind][feature];
-    return c_a * e4m3(sc[4 * q + (pair == 0 ? 0 : 1)]) + c_b * e4m3(sc[4 * q + (pair == 0 ? 2 : 3)]);
+    return c_a * e4m3_value(sc[4 * q + (pair == 0 ? 0 : 1)]) + c_b * e4m3_value(sc[4 * q + (pair == 0 ? 2 : 3)]);
   }
 };
 
@@ -95,7 +86,7 @@ TEST_CASE("gu_safter's split tile sums each feature's up and gate rows exactly (
         // Row r: g = r % 8 is half g & 1 of feature g / 2's up (r < 8) or gate row.
         auto a = [&](int r, int kl) {
           const int g = r % 8;
-          return std::ldexp(e2m1(code[r / 8][g / 2][256 * s + 128 * (g & 1) + kl]), -132);
+          return std::ldexp(e2m1_value(code[r / 8][g / 2][256 * s + 128 * (g & 1) + kl]), -132);
         };
         // Column n: lane (n, t) reads x of half n >> 2 iff t == n % 4, else the zero row.
         auto b = [&](int n, int t, int kl) {
@@ -133,7 +124,7 @@ TEST_CASE("gu_safter's 16-row tile sums each feature's up and gate rows exactly 
     for (int s = 0; s < TileData::kLen / 128; ++s) {
       for (int pair = 0; pair < 2; ++pair) {
         double d[16][8];
-        auto a = [&](int r, int kl) { return std::ldexp(e2m1(data.code[r / 8][r % 8][128 * s + kl]), -132); };
+        auto a = [&](int r, int kl) { return std::ldexp(e2m1_value(data.code[r / 8][r % 8][128 * s + kl]), -132); };
         // Column n: lane (n, t) reads x iff n < 4 and t == n, else the zero row.
         auto b = [&](int n, int t, int kl) {
           return n < 4 && t == n ? std::ldexp(data.x[128 * s + kl], kSafterActShift) : 0.0;
