@@ -23,8 +23,8 @@ void check_down_safter(const Key& key, const KernelConfig& c) {
 // (the split tile where the config has it, else the 16-row tile in whole 128-element steps):
 // without them (the streaming gate_up, H % 128 != 0) it does not apply, as other tile knobs; with
 // them it needs each warp to stage its own slice of x (gu_stage=1, no gu_direct, no gu_ring),
-// which it scales. The two-tile kernel (gu_tiles=2, from M = gu_group on) and the grouped pairs
-// keep the scale multiply, as do the shared expert's tiles.
+// which it scales. The grouped pairs (from M = gu_group on) keep the scale multiply, as do the
+// shared expert's tiles unless gu_shx stages their x.
 void settle_gate_up_safter(const Key& key, KernelConfig& c) {
   if (c.stream || key.h % 128 != 0) {
     c.safter = 0;

@@ -90,7 +90,7 @@ __device__ __forceinline__ TileRows routed_rows(const unsigned char* w, const un
 
 // The routed dot product with rows split over two mma rows (tile_split.cuh), x staged in smem;
 // writes the warp's partial sums, tile tt's in column tt (T tiles from feature i0 on, one stream).
-// MOEGEMV_GU_SAFTER (one tile per CTA): the scale-after form (split_after.cuh).
+// MOEGEMV_GU_SAFTER: the scale-after form (split_after.cuh).
 template <int H, int W, int PIPE, bool STAGED, int T, class XS>
 __device__ __forceinline__ void gate_up_routed_split(const unsigned char* w, const unsigned char* sf,
                                                      int i0, int first, int last, int warp, int g,
@@ -98,21 +98,30 @@ __device__ __forceinline__ void gate_up_routed_split(const unsigned char* w, con
                                                      const unsigned short* x, const XS& xs_slice,
                                                      unsigned char* smem) {
   const TileRows rows[2] = {routed_rows<H>(w, sf, i0 + g / 2), routed_rows<H>(w, sf, i0 + 4 + g / 2)};
-  if constexpr (MOEGEMV_GU_SAFTER != 0 && T == 1) {
+  if constexpr (MOEGEMV_GU_SAFTER != 0) {
     static_assert(STAGED, "gu_safter: each warp stages (and scales) its own slice of x");
     // Set 1's rows (features + 4) are set 0's + 4 rows in the same 64-row block of the [up; gate]
     // interleave and the same 32-row group of the scale swizzle (i0 % 8 == 0, g / 2 < 4): + 4 *
     // (H / 2) weight bytes, + 4 * 16 scale bytes.
-    SplitDotAfter<PIPE, 2 * H, 64> dot;
+    SplitDotAfter<PIPE, 2 * H, 64, T> dot;
     dot.start(rows[0], first, last, g, t, pol);
     ptx::U32x4* xs = reinterpret_cast<ptx::U32x4*>(smem);
     const int zeros = safter_zero_slice<H, W>(xs, first, last, lane);
     xs_slice.store(x, lane, xs, SafterScaleAct{});  // (syncs the warp)
     AfterSums acc[2] = {{0.f, 0.f}, {0.f, 0.f}};
-    dot.finish(rows[0], pol, xs, split_after_b(g, t, first, zeros), acc);
     float* part = gate_up_partials<false>(smem, H);
-    store_split_after_partials(part, warp, 0, g, acc[0]);
-    store_split_after_partials(part, warp, 1, g, acc[1]);
+    const BIndex b = split_after_b(g, t, first, zeros);
+    if constexpr (T == 1) {
+      dot.finish(rows[0], pol, xs, b, acc);
+    } else {
+      auto first_tile = [&](AfterSums (&a)[2]) {
+        store_split_after_partials(part, warp, 0, g, a[0], 0);
+        store_split_after_partials(part, warp, 1, g, a[1], 0);
+      };
+      dot.finish(rows[0], pol, xs, b, acc, 8LL * (H / 2), first_tile);
+    }
+    store_split_after_partials(part, warp, 0, g, acc[0], T - 1);
+    store_split_after_partials(part, warp, 1, g, acc[1], T - 1);
     return;
   }
   SplitDot<PIPE, T> dot;

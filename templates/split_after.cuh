@@ -30,8 +30,9 @@ __device__ __forceinline__ BIndex split_after_b(int g, int t, int first, int zer
 }
 
 // rows: set 0's rows of this lane; set 1's are kSetW weight bytes and kSetS scale bytes further
-// (one set of pointers; set 1's loads at immediate offsets).
-template <int kPipe, int kSetW, int kSetS>
+// (one set of pointers; set 1's loads at immediate offsets). kTiles = 2: two tiles as one stream
+// of steps, as tile_split.cuh's SplitDot (n >= kPipe; the generator checks).
+template <int kPipe, int kSetW, int kSetS, int kTiles = 1>
 struct SplitDotAfter {
   StepAfter ring[kPipe][2];
   unsigned e0, t;
@@ -67,29 +68,52 @@ struct SplitDotAfter {
     }
   }
 
+  // kTiles = 2: the second tile's rows are the first's + tile_bytes (scales + 128 bytes); at its
+  // first step done(acc) takes the first tile's sums, the sums start again and x restarts.
+  template <class Done>
   __device__ __forceinline__ void finish(const TileRows& rows, unsigned long long pol,
-                                         const ptx::U32x4* b, BIndex bg, AfterSums (&acc)[2]) {
+                                         const ptx::U32x4* b, BIndex bg, AfterSums (&acc)[2],
+                                         long long tile_bytes, Done done) {
     StepPtrsAfter p(rows, e0, t);
+    const int steps = kTiles * n;
+    auto refill = [&](int i, int j) {  // ring slot i <- step j (relative to p: i + kPipe)
+      if (kTiles > 1 && j == n) p.shift(tile_bytes - 128LL * n, 128 - 2048 * n);
+      load(p, 2 * (i + kPipe), pol, ring[i]);
+    };
+    auto step = [&](int i, int j) {  // ring slot i holds step j
+      if (kTiles > 1 && j == n) {
+        done(acc);
+        acc[0] = acc[1] = AfterSums{0.f, 0.f};
+        bg -= 32 * n;
+      }
+      compute(ring[i], b, bg + 32 * i, acc);
+    };
     int s = 0;
-    for (; s + kPipe <= n; s += kPipe) {
+    for (; s + kPipe <= steps; s += kPipe) {
 #pragma unroll
       for (int i = 0; i < kPipe; ++i) {
-        compute(ring[i], b, bg + 32 * i, acc);
-        if (s + i + kPipe < n) load(p, 2 * (i + kPipe), pol, ring[i]);
+        step(i, s + i);
+        if (s + i + kPipe < steps) refill(i, s + i + kPipe);
       }
       p.advance(2 * kPipe);
       bg += 32 * kPipe;
     }
 #pragma unroll
     for (int i = 0; i < kPipe; ++i)
-      if (s + i < n) compute(ring[i], b, bg + 32 * i, acc);
+      if (s + i < steps) step(i, s + i);
+  }
+  // One tile (kTiles = 1).
+  __device__ __forceinline__ void finish(const TileRows& rows, unsigned long long pol,
+                                         const ptx::U32x4* b, BIndex bg, AfterSums (&acc)[2]) {
+    static_assert(kTiles == 1, "two tiles: the finish that takes their offset and done()");
+    finish(rows, pol, b, bg, acc, 0, [](AfterSums (&)[2]) {});
   }
 };
 
 // Set s's sums of feature 4s + j: lanes 8j, 8j + 1, 8j + 6, 8j + 7 added (all lanes shuffle),
-// lane 8j stores them in the partials' units.
+// lane 8j stores them in the partials' units, in column col (the CTA's tile).
 __device__ __forceinline__ void store_split_after_partials(float* part, int warp, int set, int g,
-                                                           const AfterSums& a) {
+                                                           const AfterSums& a, int col = 0) {
   float up = a.up, gate = a.gate;
   up = ptx::add_rn(up, __shfl_xor_sync(0xFFFFFFFFu, up, 1));
   gate = ptx::add_rn(gate, __shfl_xor_sync(0xFFFFFFFFu, gate, 1));
@@ -98,8 +122,8 @@ __device__ __forceinline__ void store_split_after_partials(float* part, int warp
   if (threadIdx.x % 8 == 0) {  // lane 8j: (g, t) = (2j, 0), read here, not kept through the loop
     float* p = part + warp * kTileRows * kMaxCols;
     const int f = 4 * set + g / 2;
-    p[f * kMaxCols] = ptx::mul_rn(up, safter_partial_unit());
-    p[(f + 8) * kMaxCols] = ptx::mul_rn(gate, safter_partial_unit());
+    p[f * kMaxCols + col] = ptx::mul_rn(up, safter_partial_unit());
+    p[(f + 8) * kMaxCols + col] = ptx::mul_rn(gate, safter_partial_unit());
   }
 }
 
