@@ -54,9 +54,15 @@ void print_controls(const nvfp4::SyntheticLayer& host, std::vector<std::string>&
 
 int run_controls(const CheckOptions& o) {
   std::vector<std::string> lines;
-  for (const auto& text : o.shapes.empty() ? default_shapes() : o.shapes)
-    print_controls(nvfp4::make_layer_fast(parse_shape(text, o.es.back()), harness::fresh_seed()),
-                   lines);
+  for (const auto& text : o.shapes.empty() ? default_shapes() : o.shapes) {
+    const auto host = nvfp4::make_layer_fast(parse_shape(text, o.es.back()), harness::fresh_seed());
+    print_controls(host, lines);
+    // An idea's numerics (docs/NOTES_session20.md): x and act as two e4m3 terms per block.
+    for (int m : o.ms) {
+      auto c = harness::control_x_two_e4m3(host, m, harness::fresh_seed());
+      std::cout << (c.pass ? "INFO " : "NOTE ") << c.summary << std::endl;
+    }
+  }
   return 0;
 }
 

@@ -2,6 +2,7 @@
 // GPU correctness checks against the CPU reference (SPEC section 8), shared by `moegemv check`
 // and the [gpu] tests. Each returns a result with a one-line summary; nothing here asserts.
 #include <cstdint>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -61,6 +62,12 @@ SimpleCheck check_capture_refuses_compile(CUstream stream);
 /// but equally valid fp32 order alone lands outside the bound (ill-conditioned dot products).
 SimpleCheck control_summation_order(const nvfp4::SyntheticLayer& host, int m, int blocks,
                                     std::uint64_t seed);
+
+/// CPU only, for an idea not built (docs/NOTES_session20.md): x (gate_up) and act / sact (the
+/// down) with each 16-element block as two e4m3 terms under one power-of-two scale
+/// (as_two_e4m3_terms: the bits that do not fit are dropped), judged against the reference.
+std::vector<std::uint16_t> as_two_e4m3_terms(std::span<const std::uint16_t> v, int row_length);
+SimpleCheck control_x_two_e4m3(const nvfp4::SyntheticLayer& host, int m, std::uint64_t seed);
 
 /// A fresh seed (time-based) unless MOEGEMV_SEED is set; printed with every result.
 std::uint64_t fresh_seed();
