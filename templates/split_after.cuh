@@ -88,19 +88,10 @@ struct SplitDotAfter {
       }
       compute(ring[i], b, bg + 32 * i, acc);
     };
-    int s = 0;
-    for (; s + kPipe <= steps; s += kPipe) {
-#pragma unroll
-      for (int i = 0; i < kPipe; ++i) {
-        step(i, s + i);
-        if (s + i + kPipe < steps) refill(i, s + i + kPipe);
-      }
+    ring_walk<kPipe>(steps, step, refill, [&] {
       p.advance(2 * kPipe);
       bg += 32 * kPipe;
-    }
-#pragma unroll
-    for (int i = 0; i < kPipe; ++i)
-      if (s + i < steps) step(i, s + i);
+    });
   }
   // One tile (kTiles = 1).
   __device__ __forceinline__ void finish(const TileRows& rows, unsigned long long pol,

@@ -267,6 +267,27 @@ __device__ __forceinline__ void tail_step(const TileRows& r, unsigned e0, unsign
   word_mmas(c, lo_b, hi_b, s_lo, s_hi, b, cache, g0, 1);
 }
 
+// The register ring's walk over `steps` steps, kPipe in flight (the scale-after tiles; TileDot
+// and SplitDot keep their own copies, whose generated code it would change): step(i, j)
+// consumes ring slot i, which holds step j; refill(i, j) loads step j into slot i (always kPipe
+// after the step just consumed, so no registers are copied); advance() moves the pointers and B
+// index kPipe steps on after each round.
+template <int kPipe, class StepFn, class RefillFn, class AdvanceFn>
+__device__ __forceinline__ void ring_walk(int steps, StepFn step, RefillFn refill, AdvanceFn advance) {
+  int s = 0;
+  for (; s + kPipe <= steps; s += kPipe) {
+#pragma unroll
+    for (int i = 0; i < kPipe; ++i) {
+      step(i, s + i);
+      if (s + i + kPipe < steps) refill(i, s + i + kPipe);
+    }
+    advance();
+  }
+#pragma unroll
+  for (int i = 0; i < kPipe; ++i)
+    if (s + i < steps) step(i, s + i);
+}
+
 // One warp's dot products over elements [first, last) (multiples of 64) of one tile, kPipe
 // 128-element steps in flight. start() issues the first kPipe steps' loads (it may run before
 // griddepcontrol.wait: weights never depend on the previous kernel); finish() runs the

@@ -111,19 +111,13 @@ struct TileDotAfter {
   __device__ __forceinline__ void finish(const TileRows& rows, unsigned long long pol,
                                          const ptx::U32x4* b, BIndex bg, AfterSums& acc) {
     StepPtrsAfter p(rows, e0, t);
-    int s = 0;
-    for (; s + kPipe <= n; s += kPipe) {
-#pragma unroll
-      for (int i = 0; i < kPipe; ++i) {
-        compute(ring[i], b, bg + 16 * i, acc);
-        if (s + i + kPipe < n) p.load(i + kPipe, pol, ring[i]);
-      }
-      p.advance(kPipe);
-      bg += 16 * kPipe;
-    }
-#pragma unroll
-    for (int i = 0; i < kPipe; ++i)
-      if (s + i < n) compute(ring[i], b, bg + 16 * i, acc);
+    ring_walk<kPipe>(
+        n, [&](int i, int) { compute(ring[i], b, bg + 16 * i, acc); },
+        [&](int i, int) { p.load(i + kPipe, pol, ring[i]); },
+        [&] {
+          p.advance(kPipe);
+          bg += 16 * kPipe;
+        });
   }
 };
 
