@@ -60,8 +60,7 @@ __device__ __forceinline__ void stage_down_act_row(const DownParams& p, int tok,
                                       : p.sact + static_cast<long long>(tok) * SI;
   auto src = [&](int gi) { return row + 8 * gi; };
   if constexpr (MOEGEMV_DC_SAFTER != 0)
-    stage_groups_by(tid, threads, len / 8, src, bs + seg * (I / 8),
-                    [](ptx::U32x4 v) { return safter_scale_act(v); });
+    stage_groups_by(tid, threads, len / 8, src, bs + seg * (I / 8), SafterScaleAct{});
   else
     stage_groups_by(tid, threads, len / 8, src, bs + seg * (I / 8));
 }

@@ -86,12 +86,24 @@ __device__ __forceinline__ float slot_dot_after(const unsigned char* lo, const u
   return ptx::add_rn(sum0, sum1);
 }
 
+// 2^kSafterSumShift: a scale-after sum (units 2^-32) times it is in the units of the default
+// forms' sums (2^-kDecodeShift), the combiner's and gate_up's partial sums'.
+__device__ __forceinline__ float safter_partial_unit() {
+  return __uint_as_float(static_cast<unsigned int>(127 + kSafterSumShift) << 23);
+}
+
+// x or act group v times 2^kSafterActShift, as the staging's post step (stage_groups_by,
+// XSlice::store).
+struct SafterScaleAct {
+  __device__ __forceinline__ ptx::U32x4 operator()(ptx::U32x4 v) const { return safter_scale_act(v); }
+};
+
 // The quad's four shares added (lanes t = 0..3 of row g), scaled to the combiner's units: the
 // value lane t == 0 hands over.
 __device__ __forceinline__ float safter_row_sum(float share) {
   share = ptx::add_rn(share, __shfl_xor_sync(0xffffffffu, share, 1));
   share = ptx::add_rn(share, __shfl_xor_sync(0xffffffffu, share, 2));
-  return ptx::mul_rn(share, __uint_as_float(static_cast<unsigned int>(127 + kSafterSumShift) << 23));
+  return ptx::mul_rn(share, safter_partial_unit());
 }
 
 }  // namespace moegemv

@@ -71,11 +71,6 @@ __device__ __forceinline__ void after_pair(const StepAfter& st, int pair, const 
   acc.gate = ptx::fma_rn(d[3], ptx::f16_hi_to_f32(gate), acc.gate);  // lane L + 1
 }
 
-// The unit of the partial sums (2^kSafterSumShift) a lane's sum is multiplied by at its store.
-__device__ __forceinline__ float safter_partial_unit() {
-  return __uint_as_float(static_cast<unsigned int>(127 + kSafterSumShift) << 23);
-}
-
 // The 16-row tile's first B group of lane (g, t) for a warp slice from element `first`: x's iff
 // g < 4 and t == g, else the zero row's (`zeros` groups after x).
 __device__ __forceinline__ BIndex tile_after_b(int g, int t, int first, int zeros) {
@@ -129,10 +124,5 @@ __device__ __forceinline__ void tile_after_sums(const AfterSums& acc, float (&c)
   c[0] = ptx::mul_rn(up, safter_partial_unit());
   c[2] = ptx::mul_rn(gate, safter_partial_unit());
 }
-
-// x group v times 2^kSafterActShift (XSlice::store's post step).
-struct SafterScaleAct {
-  __device__ __forceinline__ ptx::U32x4 operator()(ptx::U32x4 v) const { return safter_scale_act(v); }
-};
 
 }  // namespace moegemv

@@ -9,8 +9,10 @@
 #include <cmath>
 #include <cstdint>
 #include <span>
+#include <string>
 #include <vector>
 
+#include "moegemv/errors.hpp"
 #include "nvfp4/compare.hpp"
 #include "nvfp4/format.hpp"
 #include "nvfp4/reference.hpp"
@@ -32,16 +34,18 @@ double e4m3_toward_zero(double y) {
 }  // namespace
 
 std::vector<std::uint16_t> as_two_e4m3_terms(std::span<const std::uint16_t> v, int row_length) {
-  constexpr int kBlock = 16;
+  constexpr int kBlock = 16;  // rows are whole blocks (H, I and SI are multiples of 64)
+  if (row_length <= 0 || row_length % kBlock != 0 || v.size() % row_length != 0)
+    throw ArgumentError("row_length", fmt::format("a multiple of {} that divides {}", kBlock, v.size()),
+                        std::to_string(row_length));
   std::vector<std::uint16_t> out(v.begin(), v.end());
   for (std::size_t b = 0; b < v.size(); b += kBlock) {
-    const std::size_t n = std::min<std::size_t>(kBlock, row_length - b % row_length);
     double largest = 0;
-    for (std::size_t i = 0; i < n; ++i)
+    for (int i = 0; i < kBlock; ++i)
       largest = std::max(largest, std::fabs(static_cast<double>(nvfp4::bf16_bits_to_float(v[b + i]))));
     if (largest == 0 || !std::isfinite(largest)) continue;
     const int s = 8 - static_cast<int>(std::ceil(std::log2(largest)));  // largest * 2^s <= 256
-    for (std::size_t i = 0; i < n; ++i) {
+    for (int i = 0; i < kBlock; ++i) {
       const double y = std::ldexp(static_cast<double>(nvfp4::bf16_bits_to_float(v[b + i])), s);
       const double hi = e4m3_toward_zero(y), lo = e4m3_toward_zero(y - hi);
       out[b + i] = nvfp4::float_to_bf16_bits(static_cast<float>(std::ldexp(hi + lo, -s)));
