@@ -10,8 +10,8 @@
 #      registers) fits beside a down CTA (call 1: dc_safter's 96 registers on DeepSeek-V3, 92 on
 #      GLM-4.5, left no room, and its pair with PDL lost 1.8% while its down gained 3.1%):
 #      n s c c2 s2 n2 on DeepSeek-V3 (dc_maxreg=88) and GLM-4.5 (80), M = 1, 4, with the pair
-#      without PDL too; then on an H200: gu_safter=1's A/B (n g g2 n2), the closing bench, and
-#      dc_safter=1's A/B on Llama-4 and Qwen3-Next
+#      without PDL too. On an H200 first the closing bench and gu_safter=1's A/B (n g g2 n2), after
+#      the caps dc_safter=1's A/B on Llama-4 and Qwen3-Next and v47 against v45
 # Steps are skipped when less time is left in the call than they need (LIMIT, default 560 s).
 set -u
 out=${OUT:-/tmp/out}
@@ -43,17 +43,23 @@ case "${1:?run letter}" in
   d)
     card=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1); echo "card: $card"
     abr() { VARIANTS="$1" MODELS=$2 MS=$3 ROWS=" gate_up | down | pair |pair_pdl|ceiling" tools/gpu_ab.sh | tee "$out/$4"; }
-    step cap_ds 120 abr "n: s:dc_safter=1 c:dc_safter=1,dc_maxreg=88 c2:dc_safter=1,dc_maxreg=88 s2:dc_safter=1 n2:" \
-      deepseek-v3 1,4 cap_ds.txt
-    step cap_glm 100 abr "n: s:dc_safter=1 c:dc_safter=1,dc_maxreg=80 c2:dc_safter=1,dc_maxreg=80 s2:dc_safter=1 n2:" \
-      glm-4.5 1,4 cap_glm.txt
+    cap() {
+      step cap_ds 120 abr "n: s:dc_safter=1 c:dc_safter=1,dc_maxreg=88 c2:dc_safter=1,dc_maxreg=88 s2:dc_safter=1 n2:" \
+        deepseek-v3 1,4 cap_ds.txt
+      step cap_glm 100 abr "n: s:dc_safter=1 c:dc_safter=1,dc_maxreg=80 c2:dc_safter=1,dc_maxreg=80 s2:dc_safter=1 n2:" \
+        glm-4.5 1,4 cap_glm.txt
+    }
     case $card in
-      *H200*)
-        step gu_ab 150 abr "n: g:gu_safter=1 g2:gu_safter=1 n2:" deepseek-v3,glm-4.5,llama4-maverick,qwen3-next 1,4 gu_h200.txt
+      *H200*)  # the H200's first numbers since session 19 come first (the issue's card)
         step bench 60 bash -c "MOEGEMV_CACHE_DIR=/tmp/cache_close timeout 200 .gpubin/moegemv bench --seed 1 \
-          --json $out/s21_h200.json > $out/s21_h200.log 2>&1; echo bench rc=\$?"
+          --json $out/s21_h200.json > $out/s21_h200.log 2>&1; echo bench rc=\$?; \
+          grep -a 'M=1 \|ceiling' $out/s21_h200.log | head -24"
+        step gu_ab 150 abr "n: g:gu_safter=1 g2:gu_safter=1 n2:" deepseek-v3,glm-4.5,llama4-maverick,qwen3-next 1,4 gu_h200.txt
+        cap
         step dc_ab 90 abr "n: s:dc_safter=1 s2:dc_safter=1 n2:" llama4-maverick,qwen3-next 1,4 dc_h200.txt
+        step v47 120 abr "o@moegemv_v45: n: n2: o2@moegemv_v45:" deepseek-v3,glm-4.5,llama4-maverick,qwen3-next 1,4 v47_h200.txt
         ;;
+      *) cap ;;
     esac
     ;;
 esac
