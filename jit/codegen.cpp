@@ -244,6 +244,8 @@ KernelConfig kernel_config(const Key& key, const std::string& tune) {
       // The grouped down from M <= 8 is slower with the default decode form (kernel_config.h).
       if (!gu && !decode_set && s.group != 0 && s.group <= 8) s.decode = 0;
       if (!gu && s.safter) check_down_safter(key, s);
+      if (!gu && s.safter && !maxreg_set && s.maxreg == 0)
+        s.maxreg = down_safter_register_cap(kernel_config(Key{Kind::kGateUp, key.h, key.i, key.si, key.k}, tune), s);
       if (gu && s.safter) settle_gate_up_safter(key, s);
       return s;
     }

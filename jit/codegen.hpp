@@ -36,6 +36,8 @@ int group_rings(const Key& key, const KernelConfig& config);
 /// run (the streaming gate_up, H % 128 != 0) and throws where they are asked for without what it
 /// needs.
 void check_down_safter(const Key& key, const KernelConfig& config);
+// 0: no cap needed (the gate_up config: the same shape's)
+int down_safter_register_cap(const KernelConfig& gate_up, const KernelConfig& down);
 void settle_gate_up_safter(const Key& key, KernelConfig& config);
 
 /// The kernel configuration for key: templates/params.h defaults, then `tune` overrides

@@ -1,5 +1,7 @@
 // The scale-after candidates' conditions: where each can run, and the error naming it where it
 // is asked for with a config it cannot take.
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "jit/codegen.hpp"
@@ -17,6 +19,21 @@ void check_down_safter(const Key& key, const KernelConfig& c) {
                         "dc_safter=1 with dc_sahead=1, dc_wstage 1|2 and an even step split (SI = 0 or "
                         "SI = I, steps divisible by dc_chunks)",
                         key.str());
+}
+
+// dc_safter=1's register cap (session 21): the form's streaming down took 96 registers on
+// DeepSeek-V3 (74 without it) and 92 on GLM-4.5 (70). GLM-4.5's 640-thread down CTA then leaves
+// less than a gate_up CTA's registers (128 threads x 128) free on its SM, where it left room
+// before, so under PDL no gate_up CTA runs beside it (DeepSeek-V3's at 74 leaves none either).
+// Unless dc_maxreg is given, the form's down is capped so that one gate_up CTA of the same shape
+// (its launch bounds: 65536 / CTAs per SM registers, or its own cap) fits beside it.
+int down_safter_register_cap(const KernelConfig& gate_up, const KernelConfig& down) {
+  const int gate_up_threads = 32 * (gate_up.warps + (gate_up.stream ? stream_extra_warps(true) : 0));
+  const int gate_up_regs = gate_up.maxreg ? gate_up_threads * gate_up.maxreg
+                                          : kSmRegisters / std::max(gate_up.min_blocks, 1);
+  const int threads = 32 * (down.warps + stream_extra_warps(false));
+  const int cap = (kSmRegisters - gate_up_regs) / threads / 8 * 8;
+  return cap < kSmRegisters / threads ? std::min(cap, 255) : 0;
 }
 
 // gu_safter=1 (tile_after.cuh, split_after.cuh) is a form of the classic kernel's routed tiles

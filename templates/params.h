@@ -190,6 +190,7 @@ MOEGEMV_HD constexpr KernelConfig default_gate_up_config(int h, int k) {
 // (run 5: ~1.6 us per unit). Qwen3-Next pair with PDL M=1 13.04 -> 12.54 us, M=2 +0.3%, M=4
 // -2%, M=8 -4%; the down alone is slower (M=1 6.35 -> 6.60): the gain is the overlap.
 constexpr int kDownTwoPerSmRegs = 72;
+constexpr int kSmRegisters = 64 * 1024;  // 32-bit registers per SM (sm_90)
 // (With >= 8 segments the down has one warp per segment, kDownStreamTargetWarps, so its CTA is
 // the segments' warps plus the producer and the combiner.)
 MOEGEMV_HD constexpr bool down_two_per_sm_default(int i, int si, int k) {

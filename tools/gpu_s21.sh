@@ -6,10 +6,11 @@
 #      dc held its check, then gpu_s20.sh 4 (gu_safter=1's A/B) if gu held and time is left
 #   b  gpu_s20.sh 4 if it did not run in a, then the closing bench of the defaults (--seed 1)
 #   c  gpu_s20.sh 2 (gpu_s19.sh's run 6: v47 against v45, ...)
-#   d  dc_safter=1 with the down's registers capped so that a gate_up CTA (128 threads x 128
-#      registers) fits beside a down CTA (call 1: dc_safter's 96 registers on DeepSeek-V3, 92 on
-#      GLM-4.5, left no room, and its pair with PDL lost 1.8% while its down gained 3.1%):
-#      n s c c2 s2 n2 on DeepSeek-V3 (dc_maxreg=88) and GLM-4.5 (80), M = 1, 4, with the pair
+#   d  dc_safter=1 with the down's registers capped (its default since call 2: 72 on DeepSeek-V3
+#      and GLM-4.5) so that a gate_up CTA (128 threads x 128 registers) fits beside a 640-thread
+#      down CTA, against it uncapped (dc_maxreg=0; call 1: 96 / 92 registers, DeepSeek-V3's pair
+#      with PDL +1.8% while its down -3.1%), and on DeepSeek-V3 the default down at 72 registers
+#      (at 74 it leaves no room either): n s c k k2 c2 s2 n2, M = 1, 4, with the pair
 #      without PDL too. On an H200 first the closing bench and gu_safter=1's A/B (n g g2 n2), after
 #      the caps dc_safter=1's A/B on Llama-4 and Qwen3-Next and v47 against v45
 # Steps are skipped when less time is left in the call than they need (LIMIT, default 560 s).
@@ -43,10 +44,10 @@ case "${1:?run letter}" in
   d)
     card=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1); echo "card: $card"
     abr() { VARIANTS="$1" MODELS=$2 MS=$3 ROWS=" gate_up | down | pair |pair_pdl|ceiling" tools/gpu_ab.sh | tee "$out/$4"; }
-    cap() {
-      step cap_ds 120 abr "n: s:dc_safter=1 c:dc_safter=1,dc_maxreg=88 c2:dc_safter=1,dc_maxreg=88 s2:dc_safter=1 n2:" \
+    cap() {  # s: dc_safter uncapped (dc_maxreg=0), c: its default cap (72 here), k: the default down at 72
+      step cap_ds 150 abr "n: s:dc_safter=1,dc_maxreg=0 c:dc_safter=1 k:dc_maxreg=72 k2:dc_maxreg=72 c2:dc_safter=1 s2:dc_safter=1,dc_maxreg=0 n2:" \
         deepseek-v3 1,4 cap_ds.txt
-      step cap_glm 100 abr "n: s:dc_safter=1 c:dc_safter=1,dc_maxreg=80 c2:dc_safter=1,dc_maxreg=80 s2:dc_safter=1 n2:" \
+      step cap_glm 100 abr "n: s:dc_safter=1,dc_maxreg=0 c:dc_safter=1 c2:dc_safter=1 s2:dc_safter=1,dc_maxreg=0 n2:" \
         glm-4.5 1,4 cap_glm.txt
     }
     case $card in
