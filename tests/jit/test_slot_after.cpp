@@ -94,3 +94,29 @@ TEST_CASE("dc_safter=1: its define, shared memory and errors", "[codegen]") {
   CHECK(jit::generate_source(Key{Kind::kGateUp, 7168, 2048, 2048, 8}, "sm_90", "dc_safter=1")
             .find("MOEGEMV_DC_SAFTER") == std::string::npos);
 }
+
+// The form's register cap (jit/codegen_safter.cpp): room for one gate_up CTA beside the down CTA,
+// unless dc_maxreg is given; none where the default already caps (two down CTAs per SM) or where
+// the bound leaves room anyway (it only lowers what the launch bounds allow).
+TEST_CASE("dc_safter=1 caps the down's registers so a gate_up CTA fits beside it", "[codegen]") {
+  using namespace moegemv;
+  const Key dc{Kind::kDownCombine, 7168, 2048, 2048, 8}, glm{Kind::kDownCombine, 5120, 1536, 1536, 8};
+  for (const Key& key : {dc, glm}) {
+    const KernelConfig c = jit::kernel_config(key, "dc_safter=1");
+    const KernelConfig g =
+        jit::kernel_config(Key{Kind::kGateUp, key.h, key.i, key.si, key.k}, "dc_safter=1");
+    const int threads = 32 * (c.warps + stream_extra_warps(false));
+    INFO(key.str() << ": " << threads << " threads, cap " << c.maxreg);
+    CHECK(c.maxreg == 72);
+    CHECK(c.maxreg % 8 == 0);  // whole allocation units (256 registers per warp)
+    CHECK(threads * c.maxreg + kSmRegisters / g.min_blocks <= kSmRegisters);
+    CHECK(threads * (c.maxreg + 8) + kSmRegisters / g.min_blocks > kSmRegisters);  // the largest
+    CHECK(jit::generate_source(key, "sm_90", "dc_safter=1").find("__maxnreg__(72)") != std::string::npos);
+    CHECK(jit::kernel_config(key, "dc_safter=1,dc_maxreg=0").maxreg == 0);
+    CHECK(jit::kernel_config(key, "dc_safter=1,dc_maxreg=96").maxreg == 96);
+    CHECK(jit::kernel_config(key, "").maxreg == 0);
+  }
+  // Qwen3-Next: the two-per-SM default cap stays.
+  CHECK(jit::kernel_config(Key{Kind::kDownCombine, 2048, 512, 512, 10}, "dc_safter=1").maxreg ==
+        kDownTwoPerSmRegs);
+}
