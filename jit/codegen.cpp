@@ -167,7 +167,7 @@ KernelConfig kernel_config(const Key& key, const std::string& tune) {
   const bool gu = key.kind == Kind::kGateUp;
   KernelConfig c = gu ? default_gate_up_config(key.h, key.k) : default_down_config(key.h, key.i, key.si, key.k);
   bool pipe_set = false, warps_set = false, stream_set = false, split_set = false, minb_set = false,
-       maxreg_set = false, group_set = false, decode_set = false;
+       maxreg_set = false, group_set = false, decode_set = false, safter_set = false;
   std::size_t start = 0;
   while (start < tune.size()) {
     std::size_t end = tune.find(',', start);
@@ -219,7 +219,7 @@ KernelConfig kernel_config(const Key& key, const std::string& tune) {
     else if (field == "bindex" && value <= 1) c.bindex = value;
     else if (field == "gcount" && !gu && value <= 1) c.gcount = value;
     else if (field == "shx" && gu && value <= 2) c.shx = value;
-    else if (field == "safter" && value <= 1) c.safter = value;
+    else if (field == "safter" && value >= 0 && value <= 1) c.safter = value, safter_set = true;
     else
       throw ArgumentError(
           "MOEGEMV_TUNE",
@@ -243,6 +243,8 @@ KernelConfig kernel_config(const Key& key, const std::string& tune) {
       if (!gu && down_group_rings(key.h, key.i, key.si, key.k) == 0) s.group = 0;
       // The grouped down from M <= 8 is slower with the default decode form (kernel_config.h).
       if (!gu && !decode_set && s.group != 0 && s.group <= 8) s.decode = 0;
+      // Asked for, dc_safter=1 must apply; by default it gives way where it does not.
+      if (!gu && s.safter && !safter_set && !down_safter_applies(key, s)) s.safter = 0;
       if (!gu && s.safter) check_down_safter(key, s);
       if (!gu && s.safter && !maxreg_set && s.maxreg == 0)
         s.maxreg = down_safter_register_cap(kernel_config(Key{Kind::kGateUp, key.h, key.i, key.si, key.k}, tune), s);
@@ -254,8 +256,10 @@ KernelConfig kernel_config(const Key& key, const std::string& tune) {
     // becomes the PDL wait; the streaming down's default cap does not apply).
     const int timeline = c.timeline, maxreg = maxreg_set ? c.maxreg : 0, decode = c.decode,
               bindex = c.bindex;
+    const int safter = gu ? c.safter : 0;  // gu_safter is the classic tiles'; dc_safter the stream's
     c = gu ? default_gate_up_config(key.h, key.k) : default_down_config(key.h, key.i, key.si, key.k);
     c.stream = 0;
+    c.safter = safter;
     c.timeline = timeline ? 1 : 0;
     c.maxreg = maxreg;
     c.decode = decode;

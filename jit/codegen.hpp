@@ -35,6 +35,7 @@ int group_rings(const Key& key, const KernelConfig& config);
 /// (tile_after.cuh, split_after.cuh) becomes 0 where the classic gate_up's routed tiles do not
 /// run (the streaming gate_up, H % 128 != 0) and throws where they are asked for without what it
 /// needs.
+bool down_safter_applies(const Key& key, const KernelConfig& config);
 void check_down_safter(const Key& key, const KernelConfig& config);
 // 0: no cap needed (the gate_up config: the same shape's)
 int down_safter_register_cap(const KernelConfig& gate_up, const KernelConfig& down);

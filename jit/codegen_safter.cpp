@@ -11,10 +11,14 @@ namespace moegemv::jit {
 
 // dc_safter=1 (slot_after.cuh) takes the scales in registers with a compile-time step count and
 // the per-warp act staging (the segment's warps scale their own act row).
-void check_down_safter(const Key& key, const KernelConfig& c) {
+bool down_safter_applies(const Key& key, const KernelConfig& c) {
   const bool even = (key.si == 0 || key.si == key.i) && down_stream_half_steps(key.i) % c.chunks == 0;
   const bool warp_stage = c.wstage == 1 ? c.chunks == 1 : c.wstage == 2;
-  if (c.sahead != 1 || !even || !warp_stage)
+  return c.sahead == 1 && even && warp_stage;
+}
+
+void check_down_safter(const Key& key, const KernelConfig& c) {
+  if (!down_safter_applies(key, c))
     throw ArgumentError("MOEGEMV_TUNE",
                         "dc_safter=1 with dc_sahead=1, dc_wstage 1|2 and an even step split (SI = 0 or "
                         "SI = I, steps divisible by dc_chunks)",

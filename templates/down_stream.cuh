@@ -296,7 +296,7 @@ __device__ __forceinline__ void down_stream(const DownParams& p) {
     float c[4] = {0.f, 0.f, 0.f, 0.f};
     const int index = wait_filled<D>(bars, seg, v);
     if (u == begin) timeline::mark<3>();
-    float share = 0.0f;  // the scale-after form's (units of 2^-32)
+    float share = 0.0f;  // the scale-after form's (units of 2^(kSafterActShift - 132))
     if (valid) {
       const unsigned char* lo = lane_slot + index * S::kSlotBytes;
       if constexpr (kAfter) share = slot_dot_after<kSteps>(lo, lo + len / 4, held, b, first, t);

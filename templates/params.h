@@ -203,6 +203,12 @@ MOEGEMV_HD constexpr bool down_two_per_sm_default(int i, int si, int k) {
 constexpr int kDownWarpStageAuto = -1;
 // dc_wstage=2 gives each segment a named barrier: ids 2..15 (down_stream.cuh, kSegmentBar0).
 constexpr int kDownWarpStageMaxSegments = 14;
+// The scale-after down (dc_safter=1, slot_after.cuh) by default where it gained (session 21, two
+// H100s, pair with PDL at M = 1 / 4): GLM-4.5 -1.4 / -1.8% (with its register cap), Llama-4 -0.6 /
+// -1.8..-2.9%, Qwen3-Next -0.9..-1.3 / -0.6..-0.7%. Not on DeepSeek-V3's shape (I >= 2048 with K
+// >= 8): its pair with PDL lost 1.8-1.9% in both calls (without PDL -1.4%; not understood), and
+// capped it lost more. jit/codegen.cpp turns it off where its conditions do not hold.
+MOEGEMV_HD constexpr bool down_safter_default(int i, int k) { return !(i >= 2048 && k >= 8); }
 MOEGEMV_HD constexpr KernelConfig default_down_config(int h, int i, int si, int k) {
   const bool two = down_two_per_sm_default(i, si, k);
   KernelConfig c{};  // fields not named here are 0
@@ -218,6 +224,7 @@ MOEGEMV_HD constexpr KernelConfig default_down_config(int h, int i, int si, int 
   c.maxreg = two ? kDownTwoPerSmRegs : 0;
   c.wstage = kDownWarpStageAuto;
   c.decode = kDecodeDefault;  // 0 where the grouped down runs from M <= 8 (jit/codegen.cpp)
+  c.safter = down_safter_default(i, k) ? 1 : 0;
   return c;
 }
 
@@ -326,8 +333,12 @@ MOEGEMV_HD constexpr int down_stream_token_bytes(int k) { return ceil_div(4 * k 
 // The scale-after form (slot_after.cuh, dc_safter=1): act is staged x 2^kSafterActShift, so a
 // product of a raw weight (e2m1 * 2^-132) and act is in units of 2^(kSafterActShift - 132); a
 // unit's sum is multiplied by 2^kSafterSumShift into the combiner's units (2^-kDecodeShift).
-constexpr int kSafterActShift = 100;
-constexpr int kSafterSumShift = 132 - kSafterActShift - kDecodeShift;  // 19
+// Products are exact fp32 normals for e2m1 * |act| in [2^(6 - S), 2^(128 - S)), S the shift: 64
+// (session 21; 100 before) puts that window at [2^-58, 2^64), about centred on 1, so no bf16 act
+// a model produces overflows (with 100 any |act| >= 2^28 became inf) and only products below
+// 2^-58 are lost (far under fp32's last bit of any sum they join; SPEC 8's bound).
+constexpr int kSafterActShift = 64;
+constexpr int kSafterSumShift = 132 - kSafterActShift - kDecodeShift;  // 55
 // Its row of zeros that B's unused lanes read: one K half of the longer row, in bytes.
 MOEGEMV_HD constexpr int down_safter_zero_bytes(int i, int si) { return i > si ? i : si; }
 MOEGEMV_HD constexpr int down_stream_smem_bytes(int i, int si, int k, KernelConfig c) {

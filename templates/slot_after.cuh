@@ -17,8 +17,8 @@
 // sums are added at the end of the unit (shuffles).
 //
 // Ranges: the raw weight is e2m1 * 2^-132 (nvfp4.cuh), act is staged x 2^kSafterActShift, so a
-// product is e2m1 * act * 2^-32: act must stay below 2^28 in magnitude (bf16 x 2^100 < 2^128),
-// and products of |act| < 2^-94 fall below fp32's normal range (far under SPEC 8's bound). Open, for
+// product is e2m1 * act * 2^-68: act must stay below 2^64 in magnitude (bf16 x 2^64 < 2^128),
+// and products of |act| < 2^-58 fall below fp32's normal range (params.h). Open, for
 // the GPU (`moegemv check` before any timing; tools/gpu_s19.sh 8): (1) the raw weights reach the
 // tensor core as bf16 SUBNORMALS (today an HMUL2 by the scale makes them normal first; the PTX ISA
 // does not say what mma does with bf16 subnormals); (2) the rounding differs from today's (an fp32
@@ -31,16 +31,16 @@
 namespace moegemv {
 
 // kSafterActShift, kSafterSumShift: params.h (the CPU emulation in tests/jit uses them too).
-constexpr unsigned int kBf16x2TwoPow100 = 0x71807180u;  // {2^100, 2^100} as bf16x2
-static_assert(((kBf16x2TwoPow100 & 0x7FFFu) >> 7) - 127 == kSafterActShift, "2^kSafterActShift");
+constexpr unsigned int kBf16x2ActScale = 0x5F805F80u;  // {2^64, 2^64} as bf16x2
+static_assert(((kBf16x2ActScale & 0x7FFFu) >> 7) - 127 == kSafterActShift, "2^kSafterActShift");
 static_assert(kSafterSumShift > 0 && kSafterSumShift < 64, "a power of two an fp32 holds");
 
-// The staged act group x 2^kSafterActShift (exact for |act| < 2^28; bf16 subnormals become normal).
+// The staged act group x 2^kSafterActShift (exact for |act| < 2^64).
 __device__ __forceinline__ ptx::U32x4 safter_scale_act(ptx::U32x4 v) {
-  v.x = ptx::mul_bf16x2(v.x, kBf16x2TwoPow100);
-  v.y = ptx::mul_bf16x2(v.y, kBf16x2TwoPow100);
-  v.z = ptx::mul_bf16x2(v.z, kBf16x2TwoPow100);
-  v.w = ptx::mul_bf16x2(v.w, kBf16x2TwoPow100);
+  v.x = ptx::mul_bf16x2(v.x, kBf16x2ActScale);
+  v.y = ptx::mul_bf16x2(v.y, kBf16x2ActScale);
+  v.z = ptx::mul_bf16x2(v.z, kBf16x2ActScale);
+  v.w = ptx::mul_bf16x2(v.w, kBf16x2ActScale);
   return v;
 }
 
@@ -55,7 +55,7 @@ __device__ __forceinline__ void safter_word(float (&d)[4], unsigned int lo, unsi
 
 // kN steps [first, first + kN) of a filled slot (lo / hi: the lane's rows at element 0, as
 // slot_dot), scales: ScaleRegs<kMax, true>'s words (HeldScales::lo_row), b: this lane's B base
-// (act or zero row). Returns the lane's share of the unit's row sum, in units of 2^-32.
+// (act or zero row). Returns the lane's share of the unit's row sum, in units of 2^(kSafterActShift - 132).
 template <int kN, int kMax>
 __device__ __forceinline__ float slot_dot_after(const unsigned char* lo, const unsigned char* hi,
                                                 const HeldScales<kMax>& scales,
@@ -86,7 +86,7 @@ __device__ __forceinline__ float slot_dot_after(const unsigned char* lo, const u
   return ptx::add_rn(sum0, sum1);
 }
 
-// 2^kSafterSumShift: a scale-after sum (units 2^-32) times it is in the units of the default
+// 2^kSafterSumShift: a scale-after sum (units 2^(kSafterActShift - 132)) times it is in the units of the default
 // forms' sums (2^-kDecodeShift), the combiner's and gate_up's partial sums'.
 __device__ __forceinline__ float safter_partial_unit() {
   return __uint_as_float(static_cast<unsigned int>(127 + kSafterSumShift) << 23);

@@ -15,7 +15,7 @@
 // Feature g's sums: lanes (g, 0) + (g, 1) (a shuffle, xor 1).
 //
 // Units as dc_safter's: raw e2m1 * 2^-132 times x * 2^kSafterActShift, sums x 2^kSafterSumShift
-// into the partials' units (2^-kDecodeShift); |x| < 2^28. Open, for the GPU: mma on bf16
+// into the partials' units (2^-kDecodeShift); |x| < 2^64. Open, for the GPU: mma on bf16
 // subnormals (the raw weights), and the rounding (SPEC 8), exactly as dc_safter.
 #pragma once
 
@@ -46,7 +46,7 @@ struct StepPtrsAfter : StepPtrs {
   }
 };
 
-// A lane's sums of its up and gate rows' blocks of lanes L, L + 1 (fp32, scaled; units 2^-32).
+// A lane's sums of its up and gate rows' blocks of lanes L, L + 1 (fp32, scaled; units 2^(kSafterActShift - 132)).
 struct AfterSums {
   float up, gate;
 };

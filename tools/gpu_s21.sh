@@ -13,6 +13,10 @@
 #      (at 74 it leaves no room either): n s c k k2 c2 s2 n2, M = 1, 4, with the pair
 #      without PDL too. On an H200 first the closing bench and gu_safter=1's A/B (n g g2 n2), after
 #      the caps dc_safter=1's A/B on Llama-4 and Qwen3-Next and v47 against v45
+#   e  v48 (dc_safter=1 the default down where it gained, x/act staged x 2^64): its check (seed
+#      61, four shapes; the probe now a verdict, with x at the window's ends) and gu_safter=1's at
+#      the new shift, the [gpu] tests, v48 against the build before it (.gpubin/moegemv_s21a)
+#      at M = 1, 4; on an H200 the closing bench as well
 # Steps are skipped when less time is left in the call than they need (LIMIT, default 560 s).
 set -u
 out=${OUT:-/tmp/out}
@@ -61,6 +65,26 @@ case "${1:?run letter}" in
         step v47 120 abr "o@moegemv_v45: n: n2: o2@moegemv_v45:" deepseek-v3,glm-4.5,llama4-maverick,qwen3-next 1,4 v47_h200.txt
         ;;
       *) cap ;;
+    esac
+    ;;
+  e)
+    card=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1); echo "card: $card"
+    shapes="--shape 7168:2048:2048:8 --shape 2048:512:512:10 --shape 5120:1536:1536:8 --shape 5120:8192:8192:1"
+    for v in v48: gu:gu_safter=1; do
+      name=${v%%:*}; tune=${v#*:}
+      step "check_$name" 60 bash -c "MOEGEMV_SEED=61 MOEGEMV_TUNE='$tune' MOEGEMV_CACHE_DIR=/tmp/cache_e_$name timeout 120 \
+        .gpubin/moegemv check $shapes --m 1,3,16 --e 16 --replays 1 > $out/check_e_$name.log 2>&1; echo rc=\$?; \
+        grep -a 'probe' $out/check_e_$name.log | cut -c1-200; \
+        echo FAIL keys: \$(grep -aoE '^FAIL [0-9:]+ M=[0-9]+ ' $out/check_e_$name.log | sort -u | tr '\n' ' ')"
+    done
+    step tests 60 bash -c "MOEGEMV_CACHE_DIR=/tmp/cache_e_t timeout 150 .gpubin/test_runtime '[gpu]' > $out/tests_e.log 2>&1; \
+      echo tests rc=\$?; grep -aE '^test cases' $out/tests_e.log"
+    step v48_ab 100 bash -c "VARIANTS='o@moegemv_s21a: n: n2: o2@moegemv_s21a:' MODELS=deepseek-v3,glm-4.5,llama4-maverick,qwen3-next \
+      MS=1,4 ROWS=' gate_up | down |pair_pdl|ceiling' OUT=$out tools/gpu_ab.sh | tee $out/v48_ab.txt"
+    case $card in
+      *H200*) step bench 60 bash -c "MOEGEMV_CACHE_DIR=/tmp/cache_close timeout 200 .gpubin/moegemv bench --seed 1 \
+          --json $out/s21_v48_h200.json > $out/s21_v48_h200.log 2>&1; echo bench rc=\$?; \
+          grep -a 'M=1 \|ceiling' $out/s21_v48_h200.log | head -24" ;;
     esac
     ;;
 esac

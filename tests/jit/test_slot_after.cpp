@@ -114,9 +114,32 @@ TEST_CASE("dc_safter=1 caps the down's registers so a gate_up CTA fits beside it
     CHECK(jit::generate_source(key, "sm_90", "dc_safter=1").find("__maxnreg__(72)") != std::string::npos);
     CHECK(jit::kernel_config(key, "dc_safter=1,dc_maxreg=0").maxreg == 0);
     CHECK(jit::kernel_config(key, "dc_safter=1,dc_maxreg=96").maxreg == 96);
-    CHECK(jit::kernel_config(key, "").maxreg == 0);
+    CHECK(jit::kernel_config(key, "dc_safter=0").maxreg == 0);
   }
   // Qwen3-Next: the two-per-SM default cap stays.
   CHECK(jit::kernel_config(Key{Kind::kDownCombine, 2048, 512, 512, 10}, "dc_safter=1").maxreg ==
         kDownTwoPerSmRegs);
+}
+
+// The default (params.h down_safter_default): on where the A/Bs gained and its conditions hold,
+// off on DeepSeek-V3's shape; dc_safter=0 turns it off, and where it does not apply the default
+// gives way silently while an asked-for dc_safter=1 is an error.
+TEST_CASE("dc_safter is the streaming down's default where it gained", "[codegen]") {
+  using namespace moegemv;
+  auto down = [](int h, int i, int si, int k) { return Key{Kind::kDownCombine, h, i, si, k}; };
+  CHECK(jit::kernel_config(down(7168, 2048, 2048, 8), "").safter == 0);   // DeepSeek-V3, Kimi-K2
+  CHECK(jit::kernel_config(down(5120, 1536, 1536, 8), "").safter == 1);   // GLM-4.5
+  CHECK(jit::kernel_config(down(5120, 8192, 8192, 1), "").safter == 1);   // Llama-4
+  CHECK(jit::kernel_config(down(2048, 512, 512, 10), "").safter == 1);    // Qwen3-Next
+  CHECK(jit::kernel_config(down(5120, 1536, 1536, 8), "dc_safter=0").safter == 0);
+  CHECK(jit::generate_source(down(5120, 1536, 1536, 8), "sm_90", "").find("#define MOEGEMV_DC_SAFTER 1") !=
+        std::string::npos);
+  for (const Key& key : {down(3072, 1024, 1536, 6), down(2048, 1408, 5632, 4), down(1088, 192, 320, 3)}) {
+    INFO(key.str());
+    CHECK(jit::kernel_config(key, "").safter == 0);
+  }
+  CHECK_THROWS_WITH(jit::kernel_config(down(5120, 1536, 1536, 8), "dc_sahead=2,dc_safter=1"),
+                    Catch::Contains("dc_safter=1"));
+  CHECK(jit::kernel_config(down(5120, 1536, 1536, 8), "dc_sahead=2").safter == 0);
+  CHECK(jit::kernel_config(Key{Kind::kGateUp, 5120, 1536, 1536, 8}, "").safter == 0);  // gate_up's stays off
 }

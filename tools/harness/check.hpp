@@ -44,7 +44,7 @@ struct SimpleCheck {
 SimpleCheck check_decode_exhaustive(CUstream stream);
 
 /// The scale-after forms' assumption (dc_safter, gu_safter): mma on the raw weights, bf16
-/// subnormals, against x x 2^100 gives exactly representable sums bit for bit (probe.cuh).
+/// subnormals, against x x 2^kSafterActShift gives exactly representable sums bit for bit (probe.cuh).
 SimpleCheck check_safter_mma(CUstream stream);
 
 /// gate_up -> down_combine with PDL equals (bit for bit) the pair without PDL; the pair captured

@@ -19,10 +19,17 @@
 
 namespace moegemv::harness {
 
+namespace {
+int window_shift(int warp) { return warp % 4 == 1 ? 56 : warp % 4 == 2 ? -48 : 0; }
+}  // namespace
+
 SimpleCheck check_safter_mma(CUstream stream) {
   // 64 warps of random words (every code, both signs) and x = integers / 16 in [-64, 64): each D
   // entry is a sum of 32 products with at most 19 significant bits, so it is exact in fp32 in any
-  // order, and the GPU must give it bit for bit (a flushed subnormal gives 0 instead).
+  // order, and the GPU must give it bit for bit (a flushed subnormal gives 0 instead). Every
+  // fourth warp's x is scaled by 2^56 and the next by 2^-48: the ends of the window in which the
+  // forms' products are exact (params.h kSafterActShift), where a staged x near 2^126 or a product
+  // near 2^-121 would show an overflow or a flush.
   constexpr int kWarps = 64, kLanes = 32 * kWarps;
   std::uint64_t state = 0x5AF7E2ull;
   auto next = [&state] {
@@ -35,7 +42,8 @@ SimpleCheck check_safter_mma(CUstream stream) {
     lo[i] = next();
     hi[i] = next();
     for (int e = 0; e < 8; ++e)
-      x[8 * i + e] = nvfp4::float_to_bf16_bits(static_cast<float>(static_cast<int>(next() % 2048) - 1024) / 16);
+      x[8 * i + e] = nvfp4::float_to_bf16_bits(
+          std::ldexp(static_cast<float>(static_cast<int>(next() % 2048) - 1024) / 16, window_shift(i / 32)));
   }
   driver::DeviceBuffer dlo(kLanes * 4), dhi(kLanes * 4), dx(kLanes * 16), dout(kLanes * 16);
   dlo.upload(lo.data(), kLanes * 4);
@@ -55,8 +63,8 @@ SimpleCheck check_safter_mma(CUstream stream) {
   dout.download(out.data(), kLanes * 16);
 
   // D of warp w by the mma's definition: D[r][n] = sum over lanes t and elements e of
-  // e2m1(word of lane (r % 8, t), lo for r < 8, else hi)[e] * x(lane (n, t))[e] * 2^-32 (the raw
-  // weight is e2m1 * 2^-132, x is staged x 2^100); lane (g, t) holds D[g][2t], D[g][2t + 1],
+  // e2m1(word of lane (r % 8, t), lo for r < 8, else hi)[e] * x(lane (n, t))[e] * 2^(kSafterActShift - 132) (the raw
+  // weight is e2m1 * 2^-132, x is staged x 2^kSafterActShift); lane (g, t) holds D[g][2t], D[g][2t + 1],
   // D[g + 8][2t], D[g + 8][2t + 1].
   std::size_t bad = 0, zeros = 0;
   std::string first;
@@ -72,7 +80,7 @@ SimpleCheck check_safter_mma(CUstream stream) {
             want += nvfp4::e2m1_to_float((word >> (4 * e)) & 0xF) *
                     nvfp4::bf16_bits_to_float(x[8 * (32 * w + 4 * n + tt) + e]);
         }
-        const float expect = static_cast<float>(std::ldexp(want, -32));
+        const float expect = static_cast<float>(std::ldexp(want, kSafterActShift - 132));
         const float got = out[4 * (32 * w + lane) + j];
         zeros += got == 0.0f && expect != 0.0f;
         std::uint32_t gb, eb;
