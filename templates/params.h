@@ -203,11 +203,15 @@ MOEGEMV_HD constexpr bool down_two_per_sm_default(int i, int si, int k) {
 constexpr int kDownWarpStageAuto = -1;
 // dc_wstage=2 gives each segment a named barrier: ids 2..15 (down_stream.cuh, kSegmentBar0).
 constexpr int kDownWarpStageMaxSegments = 14;
-// The scale-after down (dc_safter=1, slot_after.cuh) by default where it gained (session 21, two
-// H100s, pair with PDL at M = 1 / 4): GLM-4.5 -1.4 / -1.8% (with its register cap), Llama-4 -0.6 /
-// -1.8..-2.9%, Qwen3-Next -0.9..-1.3 / -0.6..-0.7%. Not on DeepSeek-V3's shape (I >= 2048 with K
-// >= 8): its pair with PDL lost 1.8-1.9% in both calls (without PDL -1.4%; not understood), and
-// capped it lost more. jit/codegen.cpp turns it off where its conditions do not hold.
+// The scale-after down (dc_safter=1, slot_after.cuh) where it gained (session 21, two H100s, pair
+// with PDL at M = 1 / 4): GLM-4.5 -1.4 / -1.8% (with its register cap), Llama-4 -0.6 / -1.8..-2.9%,
+// Qwen3-Next -0.9..-1.3 / -0.6..-0.7%. Not on DeepSeek-V3's shape (I >= 2048 with K >= 8): its pair
+// with PDL lost 1.8-1.9% in both calls (without PDL -1.4%; not understood), and capped it lost
+// more. jit/codegen.cpp turns it off where its conditions do not hold.
+// kDownSafterByDefault: OFF. The rule is v48's candidate, measured as dc_safter=1 at the x 2^100
+// staging; v48's build (x 2^64, this rule on) got no device in session 21. Its first call
+// (tools/gpu_s21.sh e with the constant flipped) decides.
+constexpr bool kDownSafterByDefault = false;
 MOEGEMV_HD constexpr bool down_safter_default(int i, int k) { return !(i >= 2048 && k >= 8); }
 MOEGEMV_HD constexpr KernelConfig default_down_config(int h, int i, int si, int k) {
   const bool two = down_two_per_sm_default(i, si, k);
@@ -224,7 +228,7 @@ MOEGEMV_HD constexpr KernelConfig default_down_config(int h, int i, int si, int 
   c.maxreg = two ? kDownTwoPerSmRegs : 0;
   c.wstage = kDownWarpStageAuto;
   c.decode = kDecodeDefault;  // 0 where the grouped down runs from M <= 8 (jit/codegen.cpp)
-  c.safter = down_safter_default(i, k) ? 1 : 0;
+  c.safter = kDownSafterByDefault && down_safter_default(i, k) ? 1 : 0;
   return c;
 }
 

@@ -128,8 +128,8 @@ int run_check(const CheckOptions& o) {
   };
   auto d = harness::check_decode_exhaustive(stream.get());
   record(d.pass, d.summary);
-  // The scale-after forms' hardware assumption (the streaming down's default form since session
-  // 21, where it applies): a verdict.
+  // The scale-after forms' hardware assumption (v48's candidate default down rests on it): a
+  // verdict.
   auto sa = harness::check_safter_mma(stream.get());
   record(sa.pass, sa.summary);
   auto cap = harness::check_capture_refuses_compile(stream.get());
