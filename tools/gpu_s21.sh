@@ -13,7 +13,8 @@
 #      (at 74 it leaves no room either): n s c k k2 c2 s2 n2, M = 1, 4, with the pair
 #      without PDL too. On an H200 first the closing bench and gu_safter=1's A/B (n g g2 n2), after
 #      the caps dc_safter=1's A/B on Llama-4 and Qwen3-Next and v47 against v45
-#   e  v48 (dc_safter=1 the default down where it gained, x/act staged x 2^64): its check (seed
+#   e  v48 (build it with params.h kDownSafterByDefault = true; .gpubin/moegemv_s21a is fd40e66's
+#      build) (dc_safter=1 the default down where it gained, x/act staged x 2^64): its check (seed
 #      61, four shapes; the probe now a verdict, with x at the window's ends) and gu_safter=1's at
 #      the new shift, the [gpu] tests, v48 against the build before it (.gpubin/moegemv_s21a)
 #      at M = 1, 4; on an H200 the closing bench as well
