@@ -1,5 +1,6 @@
-// CANDIDATE (MOEGEMV_DC_SAFTER 1, `dc_safter=1`; session 19, built and compiled here, NOT yet run on
-// a GPU): the streaming down's slot dot product with each block scale applied to fp32 sums of
+// CANDIDATE (MOEGEMV_DC_SAFTER 1, `dc_safter=1`; session 19; run on H100s in session 21: its
+// check holds, the pair with PDL gains on three presets and loses on DeepSeek-V3, docs/PERF.md;
+// params.h kDownSafterByDefault): the streaming down's slot dot product with each block scale applied to fp32 sums of
 // unscaled products instead of to the weights, so a word's 8 weights cost the decode (11 ops) and
 // one HMMA, and no scale multiply (4 HMUL2 today). Per step and lane 8 FSEL/FFMA and one scale
 // u32 (6 ops to fp32) replace 32 HMUL2 and two u16 loads with 14 ops of conversion.
@@ -18,11 +19,11 @@
 //
 // Ranges: the raw weight is e2m1 * 2^-132 (nvfp4.cuh), act is staged x 2^kSafterActShift, so a
 // product is e2m1 * act * 2^-68: act must stay below 2^64 in magnitude (bf16 x 2^64 < 2^128),
-// and products of |act| < 2^-58 fall below fp32's normal range (params.h). Open, for
-// the GPU (`moegemv check` before any timing; tools/gpu_s19.sh 8): (1) the raw weights reach the
-// tensor core as bf16 SUBNORMALS (today an HMUL2 by the scale makes them normal first; the PTX ISA
-// does not say what mma does with bf16 subnormals); (2) the rounding differs from today's (an fp32
-// product per block sum; SPEC 8 applies).
+// and products of |act| < 2^-58 fall below fp32's normal range (params.h). The raw weights reach
+// the tensor core as bf16 SUBNORMALS (the default form's HMUL2 by the scale makes them normal
+// first; the PTX ISA does not say what mma does with them): `moegemv check`'s probe found them
+// exact on sm_90 (session 21, at the x 2^100 staging). The rounding differs from the default's (an
+// fp32 product per block sum): SPEC 8 applies, and the check held.
 #pragma once
 
 #include "nvfp4.cuh"
@@ -55,7 +56,8 @@ __device__ __forceinline__ void safter_word(float (&d)[4], unsigned int lo, unsi
 
 // kN steps [first, first + kN) of a filled slot (lo / hi: the lane's rows at element 0, as
 // slot_dot), scales: ScaleRegs<kMax, true>'s words (HeldScales::lo_row), b: this lane's B base
-// (act or zero row). Returns the lane's share of the unit's row sum, in units of 2^(kSafterActShift - 132).
+// (act or zero row). Returns the lane's share of the unit's row sum, in units of
+// 2^(kSafterActShift - 132).
 template <int kN, int kMax>
 __device__ __forceinline__ float slot_dot_after(const unsigned char* lo, const unsigned char* hi,
                                                 const HeldScales<kMax>& scales,
@@ -86,8 +88,8 @@ __device__ __forceinline__ float slot_dot_after(const unsigned char* lo, const u
   return ptx::add_rn(sum0, sum1);
 }
 
-// 2^kSafterSumShift: a scale-after sum (units 2^(kSafterActShift - 132)) times it is in the units of the default
-// forms' sums (2^-kDecodeShift), the combiner's and gate_up's partial sums'.
+// 2^kSafterSumShift: a scale-after sum (units 2^(kSafterActShift - 132)) times it is in the units
+// of the default forms' sums (2^-kDecodeShift), the combiner's and gate_up's partial sums'.
 __device__ __forceinline__ float safter_partial_unit() {
   return __uint_as_float(static_cast<unsigned int>(127 + kSafterSumShift) << 23);
 }
