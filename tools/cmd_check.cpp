@@ -7,7 +7,6 @@
 #include <iostream>
 #include <vector>
 
-#include "moegemv/options.hpp"
 #include "runtime/device.hpp"
 #include "runtime/driver.hpp"
 #include "runtime/memory.hpp"
