@@ -208,10 +208,9 @@ constexpr int kDownWarpStageMaxSegments = 14;
 // Qwen3-Next -0.9..-1.3 / -0.6..-0.7%. Not on DeepSeek-V3's shape (I >= 2048 with K >= 8): its pair
 // with PDL lost 1.8-1.9% in both calls (without PDL -1.4%; not understood), and capped it lost
 // more. jit/codegen.cpp turns it off where its conditions do not hold.
-// kDownSafterByDefault: OFF. The rule is v48's candidate, measured as dc_safter=1 at the x 2^100
-// staging; v48's build (x 2^64, this rule on) got no device in session 21. Its first call
-// (tools/gpu_s21.sh e with the constant flipped) decides.
-constexpr bool kDownSafterByDefault = false;
+// kDownSafterByDefault: ON from v48 (session 22), pending its first device call
+// (tools/gpu_s21.sh e): measured before only as dc_safter=1 at the x 2^100 staging.
+constexpr bool kDownSafterByDefault = true;
 MOEGEMV_HD constexpr bool down_safter_default(int i, int k) { return !(i >= 2048 && k >= 8); }
 MOEGEMV_HD constexpr KernelConfig default_down_config(int h, int i, int si, int k) {
   const bool two = down_two_per_sm_default(i, si, k);
