@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# Session 22's device plan (v48 = the defaults since session 22: dc_safter=1 the streaming down's
+# default where it gained, x/act staged x 2^64). Build here (`make gpubin`), carry [".gpubin"]
+# (.gpubin/moegemv_v45: d1e9cb8's build, the last H200 table's; moegemv_s21a: fd40e66's, the
+# build before v48). The card is printed first: compare numbers only within a call.
+#   a  on an H200: v48's closing bench (--seed 1); gu_safter=1 against the default (n g g2 n2,
+#      gate_up and the pair with PDL, four presets, M = 1, 4); v48 against v45 and s21a
+#      (o a n n2 a2 o2, the down and the pair with PDL).
+#      on an H100: DeepSeek-V3 M=1 CTA timelines of the pair with PDL, the default down against
+#      dc_safter=1 (uncapped and capped): session 21's PDL-only loss; then v48's closing bench.
+# Steps are skipped when less time is left in the call than they need (LIMIT, default 560 s).
+set -u
+out=${OUT:-/tmp/out}
+mkdir -p "$out"
+limit=${LIMIT:-560}
+left() { echo $((limit - SECONDS)); }
+step() {  # step NAME NEEDED_SECONDS COMMAND...: runs COMMAND if NEEDED_SECONDS are left
+  local name=$1 need=$2; shift 2
+  if [ "$(left)" -lt "$need" ]; then echo "== $name: skipped ($(left) s left, needs $need)"; return 1; fi
+  echo "== $name (at ${SECONDS} s)"; "$@"; echo "== $name done (at ${SECONDS} s)"
+}
+abr() { VARIANTS="$1" MODELS=$2 MS=$3 ROWS="$4" OUT=$out tools/gpu_ab.sh | tee "$out/$5"; }
+bench() {  # bench NAME: the defaults' closing bench, all presets and M
+  MOEGEMV_CACHE_DIR=/tmp/cache_close timeout 200 .gpubin/moegemv bench --seed 1 \
+    --json "$out/$1.json" > "$out/$1.log" 2>&1; echo "bench rc=$?"
+  grep -a 'M=1 \|PDL saving\|ceiling' "$out/$1.log" | head -30
+}
+timeline() {  # timeline NAME TUNE: DeepSeek-V3 M=1, the pair with PDL's CTA stamps
+  echo "-- timeline $1 ($2)"
+  MOEGEMV_CACHE_DIR=/tmp/cache_tl_$1 MOEGEMV_TUNE="${2:+$2,}gu_timeline=1,dc_timeline=1" timeout 100 \
+    .gpubin/moegemv bench --timeline --model deepseek-v3 --m 1 --batches 3 > "$out/tl_$1.log" 2>&1
+  grep -aE -A4 "pair_pdl|pair " "$out/tl_$1.log" | grep -aE "^deepseek|CTAs|per SM" | cut -c1-230
+}
+case "${1:?run letter}" in
+  a)
+    card=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1); echo "card: $card"
+    case $card in
+      *H200*)
+        step bench 100 bench s22_h200
+        step gu_ab 110 abr "n: g:gu_safter=1 g2:gu_safter=1 n2:" deepseek-v3,glm-4.5,llama4-maverick,qwen3-next \
+          1,4 " gate_up |pair_pdl|ceiling" gu_h200.txt
+        step v48_ab 150 abr "o@moegemv_v45: a@moegemv_s21a: n: n2: a2@moegemv_s21a: o2@moegemv_v45:" \
+          deepseek-v3,glm-4.5,llama4-maverick,qwen3-next 1,4 " gate_up | down |pair_pdl|ceiling" v48_h200.txt
+        ;;
+      *)
+        step timelines 80 bash -c "$(declare -f timeline); out=$out; timeline n ''; timeline s dc_safter=1,dc_maxreg=0; \
+          timeline c dc_safter=1; timeline n2 ''"
+        step bench 100 bench s22_h100
+        ;;
+    esac
+    ;;
+esac
+echo "call done at ${SECONDS} s"
