@@ -208,8 +208,9 @@ constexpr int kDownWarpStageMaxSegments = 14;
 // Qwen3-Next -0.9..-1.3 / -0.6..-0.7%. Not on DeepSeek-V3's shape (I >= 2048 with K >= 8): its pair
 // with PDL lost 1.8-1.9% in both calls (without PDL -1.4%; not understood), and capped it lost
 // more. jit/codegen.cpp turns it off where its conditions do not hold.
-// kDownSafterByDefault: ON from v48. Session 22 (an H100, against the build before, pair with PDL
-// at M = 1 / 4): GLM-4.5 -1.2 / -1.8%, Llama-4 -0.5 / -3.0%, Qwen3-Next -1.0 / -0.6%; checks as before.
+// kDownSafterByDefault: ON from v48. Session 22, against the build before, pair with PDL at M = 1
+// / 4: H200 GLM-4.5 -1.4 / -2.0%, Llama-4 -2.0 / -3.7%, Qwen3-Next -1.0 / -1.2% (H100 -1.2 / -1.8,
+// -0.5 / -3.0, -1.0 / -0.6%); checks as before.
 constexpr bool kDownSafterByDefault = true;
 MOEGEMV_HD constexpr bool down_safter_default(int i, int k) { return !(i >= 2048 && k >= 8); }
 MOEGEMV_HD constexpr KernelConfig default_down_config(int h, int i, int si, int k) {

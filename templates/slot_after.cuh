@@ -1,6 +1,6 @@
-// CANDIDATE (MOEGEMV_DC_SAFTER 1, `dc_safter=1`; session 19; run on H100s in session 21: its
-// check holds, the pair with PDL gains on three presets and loses on DeepSeek-V3, docs/PERF.md;
-// params.h kDownSafterByDefault): the streaming down's slot dot product with each block scale applied to fp32 sums of
+// The default streaming down where params.h down_safter_default holds (v48, session 22;
+// MOEGEMV_DC_SAFTER 1, `dc_safter=1`; off on DeepSeek-V3's shape, where the pair with PDL lost,
+// docs/PERF.md): the streaming down's slot dot product with each block scale applied to fp32 sums of
 // unscaled products instead of to the weights, so a word's 8 weights cost the decode (11 ops) and
 // one HMMA, and no scale multiply (4 HMUL2 today). Per step and lane 8 FSEL/FFMA and one scale
 // u32 (6 ops to fp32) replace 32 HMUL2 and two u16 loads with 14 ops of conversion.

@@ -127,7 +127,7 @@ int run_check(const CheckOptions& o) {
   };
   auto d = harness::check_decode_exhaustive(stream.get());
   record(d.pass, d.summary);
-  // The scale-after forms' hardware assumption (v48's candidate default down rests on it): a
+  // The scale-after forms' hardware assumption (v48's default down rests on it): a
   // verdict.
   auto sa = harness::check_safter_mma(stream.get());
   record(sa.pass, sa.summary);

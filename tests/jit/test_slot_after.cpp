@@ -121,7 +121,7 @@ TEST_CASE("dc_safter=1 caps the down's registers so a gate_up CTA fits beside it
         kDownTwoPerSmRegs);
 }
 
-// The candidate default (params.h down_safter_default, off while kDownSafterByDefault is false):
+// The default since v48 (params.h down_safter_default with kDownSafterByDefault, session 22):
 // on where the A/Bs gained and its conditions hold, off on DeepSeek-V3's shape; dc_safter=0 turns
 // it off, and where it does not apply the default gives way silently while an asked-for
 // dc_safter=1 is an error.
@@ -132,7 +132,7 @@ TEST_CASE("dc_safter's default rule: where it gained, and only where it applies"
   CHECK(down_safter_default(1536, 8));        // GLM-4.5
   CHECK(down_safter_default(8192, 1));        // Llama-4
   CHECK(down_safter_default(512, 10));        // Qwen3-Next
-  const int on = kDownSafterByDefault ? 1 : 0;
+  const int on = 1;  // v48
   CHECK(jit::kernel_config(down(7168, 2048, 2048, 8), "").safter == 0);
   CHECK(jit::kernel_config(down(5120, 1536, 1536, 8), "").safter == on);
   CHECK(jit::kernel_config(down(5120, 8192, 8192, 1), "").safter == on);
