@@ -45,8 +45,8 @@ case "${1:?run letter}" in
           deepseek-v3,glm-4.5,llama4-maverick,qwen3-next 1,4 " gate_up | down |pair_pdl|ceiling" v48_h200.txt
         ;;
       *)
-        step timelines 80 bash -c "$(declare -f timeline); out=$out; timeline n ''; timeline s dc_safter=1,dc_maxreg=0; \
-          timeline c dc_safter=1; timeline n2 ''"
+        step timelines 120 bash -c "$(declare -f timeline); out=$out; timeline n ''; timeline s dc_safter=1,dc_maxreg=0; \
+          timeline c dc_safter=1; timeline n2 ''; timeline s2 dc_safter=1,dc_maxreg=0; timeline c2 dc_safter=1"
         step bench 100 bench s22_h100
         ;;
     esac
