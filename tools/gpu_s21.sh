@@ -20,15 +20,7 @@
 #      at M = 1, 4; on an H200 the closing bench as well
 # Steps are skipped when less time is left in the call than they need (LIMIT, default 560 s).
 set -u
-out=${OUT:-/tmp/out}
-mkdir -p "$out"
-limit=${LIMIT:-560}
-left() { echo $((limit - SECONDS)); }
-step() {  # step NAME NEEDED_SECONDS COMMAND...: runs COMMAND if NEEDED_SECONDS are left
-  local name=$1 need=$2; shift 2
-  if [ "$(left)" -lt "$need" ]; then echo "== $name: skipped ($(left) s left, needs $need)"; return 1; fi
-  echo "== $name (at ${SECONDS} s)"; "$@"; echo "== $name done (at ${SECONDS} s)"
-}
+source "$(dirname "$0")/gpu_steps.sh"
 held() { grep -q "^$1: held its check" "$out/verdicts.txt" 2>/dev/null; }
 case "${1:?run letter}" in
   a)

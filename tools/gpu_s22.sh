@@ -12,15 +12,7 @@
 #      down: the same bits, which the scale-after downs skip), v48's check (seed 61) and [gpu] tests
 # Steps are skipped when less time is left in the call than they need (LIMIT, default 560 s).
 set -u
-out=${OUT:-/tmp/out}
-mkdir -p "$out"
-limit=${LIMIT:-560}
-left() { echo $((limit - SECONDS)); }
-step() {  # step NAME NEEDED_SECONDS COMMAND...: runs COMMAND if NEEDED_SECONDS are left
-  local name=$1 need=$2; shift 2
-  if [ "$(left)" -lt "$need" ]; then echo "== $name: skipped ($(left) s left, needs $need)"; return 1; fi
-  echo "== $name (at ${SECONDS} s)"; "$@"; echo "== $name done (at ${SECONDS} s)"
-}
+source "$(dirname "$0")/gpu_steps.sh"
 abr() { VARIANTS="$1" MODELS=$2 MS=$3 ROWS="$4" OUT=$out tools/gpu_ab.sh | tee "$out/$5"; }
 bench() {  # bench NAME: the defaults' closing bench, all presets and M
   MOEGEMV_CACHE_DIR=/tmp/cache_close timeout 200 .gpubin/moegemv bench --seed 1 \
