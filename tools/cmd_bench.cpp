@@ -34,9 +34,13 @@ void add_bench_command(CLI::App& app) {
   cmd->add_option("--seed", config->seed,
                   "weights, routing and inputs from this seed (0: fresh each run); runs to be "
                   "compared at M >= 2 should share one, so that they touch the same bytes");
-  cmd->add_flag("--timeline", config->timeline,
+  auto* timeline = cmd->add_flag("--timeline", config->timeline,
                 "diagnostic: after each pair, the CTAs' start / PDL wait / end of one more replay "
                 "(needs MOEGEMV_TUNE=gu_timeline=1,dc_timeline=1)");
+  cmd->add_option("--timeline-replays", config->timeline_replays,
+                  "with --timeline: how many stamped replays after each pair, each summarized")
+      ->check(CLI::Range(1, 1000))
+      ->needs(timeline);
   auto patterns = std::make_shared<bool>(false);
   cmd->add_flag("--patterns", *patterns,
                 "only the access-pattern diagnostic: the tiles' read pattern without arithmetic");

@@ -8,6 +8,8 @@
 #      (o a n n2 a2 o2, the down and the pair with PDL).
 #      on an H100: DeepSeek-V3 M=1 CTA timelines of the pair with PDL, the default down against
 #      dc_safter=1 (uncapped and capped): session 21's PDL-only loss; then v48's closing bench.
+#   c  the DeepSeek-V3 timelines of a's H100 branch on any card (session 22 added
+#      `bench --timeline-replays`: one replay each was a lead only)
 #   b  the knock-outs of v48 at M=1 (gate_up: decode, scale multiply, both, x staging, all; the
 #      down: the same bits, which the scale-after downs skip), v48's check (seed 61) and [gpu] tests
 # Steps are skipped when less time is left in the call than they need (LIMIT, default 560 s).
@@ -22,8 +24,13 @@ bench() {  # bench NAME: the defaults' closing bench, all presets and M
 timeline() {  # timeline NAME TUNE: DeepSeek-V3 M=1, the pair with PDL's CTA stamps
   echo "-- timeline $1 ($2)"
   MOEGEMV_CACHE_DIR=/tmp/cache_tl_$1 MOEGEMV_TUNE="${2:+$2,}gu_timeline=1,dc_timeline=1" timeout 100 \
-    .gpubin/moegemv bench --timeline --model deepseek-v3 --m 1 --batches 3 > "$out/tl_$1.log" 2>&1
-  grep -aE -A4 "pair_pdl|pair " "$out/tl_$1.log" | grep -aE "^deepseek|CTAs|per SM" | cut -c1-230
+    .gpubin/moegemv bench --timeline --timeline-replays "${TL_REPLAYS:-3}" --model deepseek-v3 --m 1 \
+    --batches 3 > "$out/tl_$1.log" 2>&1
+  grep -aE "pair|replay|wait return to last end" "$out/tl_$1.log" | cut -c1-230
+}
+tls() {  # DeepSeek-V3's timelines: the default down, dc_safter=1 uncapped (s) and capped (c)
+  timeline n ''; timeline s dc_safter=1,dc_maxreg=0; timeline c dc_safter=1
+  timeline n2 ''; timeline s2 dc_safter=1,dc_maxreg=0; timeline c2 dc_safter=1
 }
 case "${1:?run letter}" in
   a)
@@ -37,8 +44,7 @@ case "${1:?run letter}" in
           deepseek-v3,glm-4.5,llama4-maverick,qwen3-next 1,4 " gate_up | down |pair_pdl|ceiling" v48_h200.txt
         ;;
       *)
-        step timelines 120 bash -c "$(declare -f timeline); out=$out; timeline n ''; timeline s dc_safter=1,dc_maxreg=0; \
-          timeline c dc_safter=1; timeline n2 ''; timeline s2 dc_safter=1,dc_maxreg=0; timeline c2 dc_safter=1"
+        step timelines 120 tls
         step bench 100 bench s22_h100
         ;;
     esac
@@ -53,6 +59,10 @@ k4:gu_knock=4 k15:gu_knock=15 n2:" deepseek-v3,glm-4.5,llama4-maverick 1 " gate_
       echo FAIL keys: \$(grep -aoE '^FAIL [0-9:]+ M=[0-9]+ ' $out/check_b.log | sort -u | tr '\n' ' ')"
     step tests 30 bash -c "MOEGEMV_CACHE_DIR=/tmp/cache_bt timeout 150 .gpubin/test_runtime '[gpu]' > $out/tests_b.log 2>&1; \
       echo tests rc=\$?; grep -aE '^test cases' $out/tests_b.log"
+    ;;
+  c)  # the same timelines on whatever card comes (3 stamped replays each; TL_REPLAYS)
+    card=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1); echo "card: $card"
+    step timelines 120 tls
     ;;
 esac
 echo "call done at ${SECONDS} s"

@@ -59,6 +59,16 @@ TEST_CASE("bench names a bad --seed before it looks for a GPU", "[cli]") {
   CHECK_THAT(r.err, Contains("--seed"));
 }
 
+TEST_CASE("bench names a bad --timeline-replays, and one given without --timeline", "[cli]") {
+  TempDir dir;
+  const Result zero = run_cli({"bench", "--timeline", "--timeline-replays", "0"}, dir);
+  CHECK(zero.status != 0);
+  CHECK_THAT(zero.err, Contains("--timeline-replays"));
+  const Result alone = run_cli({"bench", "--timeline-replays", "3"}, dir);
+  CHECK(alone.status != 0);
+  CHECK_THAT(alone.err, Contains("--timeline-replays") && Contains("--timeline"));
+}
+
 TEST_CASE("check --shard-control sums CPU reference shards without a GPU", "[cli]") {
   TempDir dir;
   const Result r =

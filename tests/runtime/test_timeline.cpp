@@ -22,5 +22,12 @@ TEST_CASE("the timeline summary gives each kernel's ranges, CTA times and the pe
   CHECK(s.find("PDL wait returns 13.0-13.0") != std::string::npos);
   CHECK(s.find("gate_up's last end: 0.5-1.0") != std::string::npos);
   CHECK(s.find("1 down CTAs started before gate_up's last CTA ended") != std::string::npos);
+  // gate_up: first wait return 1500, last end 13000; down: 14000 to 41000.
+  CHECK(s.find("first PDL wait return to last end: gate_up 11.5 us, down 27.0 us") !=
+        std::string::npos);
+  // A kernel without wait stamps spans from its first start.
+  const std::string n = timeline_summary({{1000, 0, 5000, 0}, {3000, 0, 8000, 1}}, down);
+  INFO(n);
+  CHECK(n.find("first PDL wait return to last end: gate_up 7.0 us") != std::string::npos);
   CHECK(timeline_summary({}, down) == "timeline: no stamps\n");
 }

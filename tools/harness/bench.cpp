@@ -258,13 +258,17 @@ BenchResult run_bench(const BenchConfig& config, CUstream stream,
         row.unique_bytes = mode.bytes;
         row.gbps = mode.bytes / (row.us * 1e3);
         row.pct = 100.0 * row.gbps / result.ceiling_gbps;
-        if (config.timeline && mode.gu && mode.down) {  // one more replay, stamped
+        if (config.timeline && mode.gu && mode.down) {  // more replays, stamped, one at a time
           const Key gu_key = preset.keys()[0], down_key = preset.keys()[1];
-          clear_timeline(gu_key, stream);
-          clear_timeline(down_key, stream);
-          graph.launch(stream);
-          driver::check(driver::api().cuStreamSynchronize(stream), "cuStreamSynchronize(timeline)");
-          row.timeline = timeline_summary(read_timeline(gu_key), read_timeline(down_key));
+          for (int r = 0; r < config.timeline_replays; ++r) {
+            clear_timeline(gu_key, stream);
+            clear_timeline(down_key, stream);
+            graph.launch(stream);
+            driver::check(driver::api().cuStreamSynchronize(stream), "cuStreamSynchronize(timeline)");
+            if (config.timeline_replays > 1)
+              row.timeline += fmt::format("  replay {} of {}:\n", r + 1, config.timeline_replays);
+            row.timeline += timeline_summary(read_timeline(gu_key), read_timeline(down_key));
+          }
         }
         result.rows.push_back(row);
         report(row);

@@ -22,6 +22,7 @@ struct BenchConfig {
   int replays = 10;     ///< graph replays per batch
   double max_gib = 48;  ///< device memory budget for the rotated layers
   bool timeline = false;  ///< diagnostic: CTA stamps of one more pair replay (harness/timeline.hpp)
+  int timeline_replays = 1;  ///< (--timeline) stamped replays after each pair, each summarized
   /// 0: fresh weights, routing and inputs each run; else derived from it (bench_seed), so runs
   /// with the same seed touch the same bytes (A/B of variants at M >= 2, session 18).
   std::uint64_t seed = 0;
@@ -42,7 +43,7 @@ struct BenchRow {
   double unique_bytes = 0;  ///< weight + scale + activation bytes touched per layer (mean)
   double gbps = 0;          ///< unique_bytes / us
   double pct = 0;           ///< gbps / ceiling
-  std::string timeline;     ///< (--timeline, pairs) the last layer's CTA stamps, summarized
+  std::string timeline;     ///< (--timeline, pairs) the last layer's CTA stamps, summarized per replay
 };
 
 struct BenchResult {

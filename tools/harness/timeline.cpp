@@ -94,7 +94,16 @@ std::string timeline_summary(const std::vector<CtaStamp>& gate_up,
   for (const auto& c : gate_up) gu_last = std::max(gu_last, c.end);
   int early = 0;
   for (const auto& c : down) early += c.start < gu_last;
+  // Each kernel's time once its PDL wait let it go: its first wait's return (its first start where
+  // no CTA stamped a wait) to its last CTA's end.
+  auto span = [](const std::vector<CtaStamp>& cs) {
+    unsigned long long from = ~0ull, to = 0;
+    for (const auto& c : cs) from = std::min(from, c.waited ? c.waited : c.start), to = std::max(to, c.end);
+    return (static_cast<double>(to) - static_cast<double>(from)) * 1e-3;
+  };
   return ranges(gate_up, "gate_up") + ranges(down, "down") +
+         fmt::format("  first PDL wait return to last end: gate_up {:.1f} us, down {:.1f} us\n",
+                     span(gate_up), span(down)) +
          fmt::format(
              "  per SM, down's first start - gate_up's last end: {} us; {} down CTAs started "
              "before gate_up's last CTA ended\n",
