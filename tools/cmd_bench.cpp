@@ -36,7 +36,7 @@ void add_bench_command(CLI::App& app) {
                   "compared at M >= 2 should share one, so that they touch the same bytes");
   auto* timeline = cmd->add_flag("--timeline", config->timeline,
                 "diagnostic: after each pair, the CTAs' start / PDL wait / end of one more replay "
-                "(needs MOEGEMV_TUNE=gu_timeline=1,dc_timeline=1)");
+                "(--timeline-replays: more; needs MOEGEMV_TUNE=gu_timeline=1,dc_timeline=1)");
   cmd->add_option("--timeline-replays", config->timeline_replays,
                   "with --timeline: how many stamped replays after each pair, each summarized")
       ->check(CLI::Range(1, 1000))

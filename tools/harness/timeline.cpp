@@ -94,8 +94,8 @@ std::string timeline_summary(const std::vector<CtaStamp>& gate_up,
   for (const auto& c : gate_up) gu_last = std::max(gu_last, c.end);
   int early = 0;
   for (const auto& c : down) early += c.start < gu_last;
-  // Each kernel's time once its PDL wait let it go: its first wait's return (its first start where
-  // no CTA stamped a wait) to its last CTA's end.
+  // Each kernel's time once its PDL wait let it go: its CTAs' first wait return (a CTA without a
+  // wait stamp counts from its start) to its last CTA's end.
   auto span = [](const std::vector<CtaStamp>& cs) {
     unsigned long long from = ~0ull, to = 0;
     for (const auto& c : cs) from = std::min(from, c.waited ? c.waited : c.start), to = std::max(to, c.end);
