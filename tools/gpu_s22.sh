@@ -12,6 +12,7 @@
 #      `bench --timeline-replays`: one replay each was a lead only)
 #   b  the knock-outs of v48 at M=1 (gate_up: decode, scale multiply, both, x staging, all; the
 #      down: the same bits, which the scale-after downs skip), v48's check (seed 61) and [gpu] tests
+# Several letters run in one call, in order (next session: `b c`, about 6 minutes on an H200).
 # Steps are skipped when less time is left in the call than they need (LIMIT, default 560 s).
 set -u
 source "$(dirname "$0")/gpu_steps.sh"
@@ -32,7 +33,9 @@ tls() {  # DeepSeek-V3's timelines: the default down, dc_safter=1 uncapped (s) a
   timeline n ''; timeline s dc_safter=1,dc_maxreg=0; timeline c dc_safter=1
   timeline n2 ''; timeline s2 dc_safter=1,dc_maxreg=0; timeline c2 dc_safter=1
 }
-case "${1:?run letter}" in
+[ $# -gt 0 ] || { echo "usage: gpu_s22.sh LETTER... (a, b, c; in order, in one call)" >&2; exit 2; }
+for letter in "$@"; do
+case $letter in
   a)
     card=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1); echo "card: $card"
     case $card in
@@ -64,5 +67,7 @@ k4:gu_knock=4 k15:gu_knock=15 n2:" deepseek-v3,glm-4.5,llama4-maverick 1 " gate_
     card=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1); echo "card: $card"
     step timelines 120 tls
     ;;
+  *) echo "gpu_s22.sh: no run letter $letter (a, b, c)" >&2 ;;
 esac
+done
 echo "call done at ${SECONDS} s"
