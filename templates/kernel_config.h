@@ -89,14 +89,15 @@
 #ifndef MOEGEMV_GU_SHX
 #define MOEGEMV_GU_SHX 0
 #endif
-// MOEGEMV_DC_SAFTER (slot_after.cuh; CANDIDATE, session 19, not yet run on a GPU): 1 = the streaming
+// MOEGEMV_DC_SAFTER (slot_after.cuh; session 19, the default where params.h down_safter_default holds
+// since v48): 1 = the streaming
 // down applies each block scale to fp32 sums of unscaled products (B columns keep the k-blocks
 // apart), not to the weights; 0 = the scale multiply per weight, as before.
 #ifndef MOEGEMV_DC_SAFTER
 #define MOEGEMV_DC_SAFTER 0
 #endif
 
-// MOEGEMV_GU_SAFTER (split_after.cuh; CANDIDATE, session 20, not yet run on a GPU): 1 = gate_up's
+// MOEGEMV_GU_SAFTER (split_after.cuh; session 20, opt-in: slower on both cards): 1 = gate_up's
 // routed split tile (one tile per CTA) applies each block scale to fp32 sums of unscaled products,
 // as MOEGEMV_DC_SAFTER; 0 = the scale multiply per weight, as before.
 #ifndef MOEGEMV_GU_SAFTER

@@ -22,7 +22,8 @@
 // and products of |act| < 2^-58 fall below fp32's normal range (params.h). The raw weights reach
 // the tensor core as bf16 SUBNORMALS (the default form's HMUL2 by the scale makes them normal
 // first; the PTX ISA does not say what mma does with them): `moegemv check`'s probe found them
-// exact on sm_90 (session 21, at the x 2^100 staging). The rounding differs from the default's (an
+// exact on sm_90 (session 21 at the x 2^100 staging, session 22 at
+// x 2^64 with x at both ends of the window). The rounding differs from the default's (an
 // fp32 product per block sum): SPEC 8 applies, and the check held.
 #pragma once
 

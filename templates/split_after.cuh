@@ -1,4 +1,4 @@
-// CANDIDATE (MOEGEMV_GU_SAFTER 1, `gu_safter=1`; session 20, NOT yet run on a GPU): the routed
+// OPT-IN (MOEGEMV_GU_SAFTER 1, `gu_safter=1`; session 20; slower on both cards, tile_after.cuh): the routed
 // gate_up split tile (tile_split.cuh) with each block scale applied to fp32 sums of unscaled
 // products (tile_after.cuh has the parts both routed tiles share, the units and what is open).
 // Per step and set, 8 FFMA and two scale u32 (2 PRMT, 2 cvt, 4 conversions to fp32 per pair)

@@ -1,5 +1,6 @@
-// CANDIDATE (MOEGEMV_GU_SAFTER 1, `gu_safter=1`; session 20; run on H100s in session 21: its check
-// holds, gate_up 0-5% slower there, not yet run on an H200): gate_up's routed tiles with each block scale applied to fp32 sums of unscaled
+// OPT-IN (MOEGEMV_GU_SAFTER 1, `gu_safter=1`; session 20): its check holds, but gate_up is 0-5%
+// slower on H100s (session 21) and 1.6-8.3% on an H200 (session 22), so it is not a default.
+// gate_up's routed tiles with each block scale applied to fp32 sums of unscaled
 // products, as the streaming down's dc_safter=1 does (slot_after.cuh, whose header says why B
 // columns can keep the k-blocks apart). This file: what both routed tiles share, and the 16-row
 // tile (tile.cuh's TileDot: mma rows g and g + 8 are feature g's up and gate rows, 128-element

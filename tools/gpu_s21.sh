@@ -62,19 +62,11 @@ case "${1:?run letter}" in
     ;;
   e)  # in order of need (a call may be cut short: what is under $OUT still comes back)
     card=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1); echo "card: $card"
-    shapes="--shape 7168:2048:2048:8 --shape 2048:512:512:10 --shape 5120:1536:1536:8 --shape 5120:8192:8192:1"
-    check_e() {  # check_e NAME TUNE
-      MOEGEMV_SEED=61 MOEGEMV_TUNE="$2" MOEGEMV_CACHE_DIR=/tmp/cache_e_$1 timeout 120 .gpubin/moegemv check $shapes \
-        --m 1,3,16 --e 16 --replays 1 > "$out/check_e_$1.log" 2>&1; echo "check $1 rc=$?"
-      grep -a 'probe' "$out/check_e_$1.log" | cut -c1-200
-      echo "FAIL keys: $(grep -aoE '^FAIL [0-9:]+ M=[0-9]+ ' "$out/check_e_$1.log" | sort -u | tr '\n' ' ')"
-    }
-    step check_v48 40 check_e v48 ""
+    step check_v48 40 check_keys v48 ""
     step v48_ab 60 bash -c "VARIANTS='o@moegemv_s21a: n: n2: o2@moegemv_s21a:' MODELS=glm-4.5,llama4-maverick,qwen3-next,deepseek-v3 \
       MS=1,4 ROWS=' down |pair_pdl|ceiling' OUT=$out tools/gpu_ab.sh | tee $out/v48_ab.txt"
-    step tests 30 bash -c "MOEGEMV_CACHE_DIR=/tmp/cache_e_t timeout 150 .gpubin/test_runtime '[gpu]' > $out/tests_e.log 2>&1; \
-      echo tests rc=\$?; grep -aE '^test cases' $out/tests_e.log"
-    step check_gu 40 check_e gu gu_safter=1
+    step tests 30 gpu_tests e
+    step check_gu 40 check_keys gu gu_safter=1
     case $card in
       *H200*) step bench 60 bash -c "MOEGEMV_CACHE_DIR=/tmp/cache_close timeout 200 .gpubin/moegemv bench --seed 1 \
           --json $out/s21_v48_h200.json > $out/s21_v48_h200.log 2>&1; echo bench rc=\$?; \

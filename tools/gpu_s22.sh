@@ -56,12 +56,8 @@ case $letter in
     card=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1); echo "card: $card"
     step knock 150 abr "n: k1:gu_knock=1,dc_knock=1 k2:gu_knock=2,dc_knock=2 k3:gu_knock=3,dc_knock=3 \
 k4:gu_knock=4 k15:gu_knock=15 n2:" deepseek-v3,glm-4.5,llama4-maverick 1 " gate_up | down |ceiling" knock.txt
-    step check 40 bash -c "MOEGEMV_SEED=61 MOEGEMV_CACHE_DIR=/tmp/cache_b timeout 120 .gpubin/moegemv check \
-      --shape 7168:2048:2048:8 --shape 2048:512:512:10 --shape 5120:1536:1536:8 --shape 5120:8192:8192:1 \
-      --m 1,3,16 --e 16 --replays 1 > $out/check_b.log 2>&1; echo check rc=\$?; grep -a probe $out/check_b.log | cut -c1-200; \
-      echo FAIL keys: \$(grep -aoE '^FAIL [0-9:]+ M=[0-9]+ ' $out/check_b.log | sort -u | tr '\n' ' ')"
-    step tests 30 bash -c "MOEGEMV_CACHE_DIR=/tmp/cache_bt timeout 150 .gpubin/test_runtime '[gpu]' > $out/tests_b.log 2>&1; \
-      echo tests rc=\$?; grep -aE '^test cases' $out/tests_b.log"
+    step check 40 check_keys b ""
+    step tests 30 gpu_tests b
     ;;
   c)  # the same timelines on whatever card comes (3 stamped replays each; TL_REPLAYS)
     card=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1); echo "card: $card"

@@ -1,6 +1,7 @@
-# Sourced by the per-session device scripts (tools/gpu_s21.sh, gpu_s22.sh): $out made, and `step`,
+# Sourced by the per-session device scripts (tools/gpu_s21.sh, gpu_s22.sh): $out made; `step`,
 # which runs a step only if the call has the seconds it needs left (LIMIT, default 560 s of the
 # device's 600 s per call), so that a call cut short still brings back what ran.
+# The shared steps below (check_keys, gpu_tests) follow it.
 out=${OUT:-/tmp/out}
 mkdir -p "$out"
 limit=${LIMIT:-560}
@@ -9,4 +10,18 @@ step() {  # step NAME NEEDED_SECONDS COMMAND...: runs COMMAND if NEEDED_SECONDS 
   local name=$1 need=$2; shift 2
   if [ "$(left)" -lt "$need" ]; then echo "== $name: skipped ($(left) s left, needs $need)"; return 1; fi
   echo "== $name (at ${SECONDS} s)"; "$@"; echo "== $name done (at ${SECONDS} s)"
+}
+# check_keys NAME TUNE: `moegemv check` with seed 61 on four presets' shapes at M = 1, 3, 16 (the
+# scale-after forms' check since session 21): the probe's verdict and the failing (shape, M) keys.
+check_keys() {
+  MOEGEMV_SEED=61 MOEGEMV_TUNE="$2" MOEGEMV_CACHE_DIR=/tmp/cache_check_$1 timeout 120 .gpubin/moegemv check \
+    --shape 7168:2048:2048:8 --shape 2048:512:512:10 --shape 5120:1536:1536:8 --shape 5120:8192:8192:1 \
+    --m 1,3,16 --e 16 --replays 1 > "$out/check_e_$1.log" 2>&1; echo "check $1 rc=$?"
+  grep -a 'probe' "$out/check_e_$1.log" | cut -c1-200
+  echo "FAIL keys: $(grep -aoE '^FAIL [0-9:]+ M=[0-9]+ ' "$out/check_e_$1.log" | sort -u | tr '\n' ' ')"
+}
+# gpu_tests NAME: the [gpu] test cases, the log under $out, the count printed.
+gpu_tests() {
+  MOEGEMV_CACHE_DIR=/tmp/cache_tests_$1 timeout 150 .gpubin/test_runtime '[gpu]' > "$out/tests_$1.log" 2>&1
+  echo "tests rc=$?"; grep -aE '^test cases' "$out/tests_$1.log"
 }
