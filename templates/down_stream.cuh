@@ -176,8 +176,11 @@ __device__ __forceinline__ void down_stream(const DownParams& p) {
   const DownToken info{tok_mem, tok_mem + K, reinterpret_cast<int*>(tok_mem + 2 * K),
                        reinterpret_cast<int*>(tok_mem + 3 * K)};
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32, g = lane / 4, t = lane % 4;
-  unsigned int* scale_words = reinterpret_cast<unsigned int*>(tok_mem) + down_stream_token_bytes(K) / 4 +
-                              warp * scale_feed_buffers(MOEGEMV_DC_SAHEAD) * S::kMax * 32;  // ScaleFeed's
+  // ScaleFeed's scratch (none where the scales are held in registers: down_stream_scales_held).
+  constexpr bool kHeld = down_stream_scales_held(I, SI, CH, MOEGEMV_DC_SAHEAD);
+  unsigned int* scale_words = kHeld ? nullptr
+                                    : reinterpret_cast<unsigned int*>(tok_mem) + down_stream_token_bytes(K) / 4 +
+                                          warp * scale_feed_buffers(MOEGEMV_DC_SAHEAD) * S::kMax * 32;
   // Lane g's output row of the unit's 8: rows g/2 (g even, run 0..3) and 4 + g/2 (g odd, run
   // 4..7), so a quarter-warp reads one row of each run (stream.cuh, kRunPad; down_run_offset).
   const int row = (g & 1) * 4 + g / 2;
@@ -194,7 +197,7 @@ __device__ __forceinline__ void down_stream(const DownParams& p) {
   // The scale-after form's zero row, after every warp's scale scratch (down_stream_smem_bytes).
   ptx::U32x4* safter_zeros = reinterpret_cast<ptx::U32x4*>(
       reinterpret_cast<unsigned char*>(tok_mem) + down_stream_token_bytes(K) +
-      scale_feed_buffers(MOEGEMV_DC_SAHEAD) * stream_scratch_bytes(W, S::kMax));
+      down_stream_scale_scratch_bytes(I, SI, K, CH, MOEGEMV_DC_SAHEAD));
   if (MOEGEMV_DC_SAFTER != 0) {
     for (int i = threadIdx.x; i < down_safter_zero_bytes(I, SI) / 16; i += blockDim.x)
       safter_zeros[i] = ptx::U32x4{0u, 0u, 0u, 0u};
@@ -217,10 +220,7 @@ __device__ __forceinline__ void down_stream(const DownParams& p) {
   split_steps(down_stream_half_steps(len), warp % CH, CH, first, n);
   // Where every warp has the same number of steps (one K length, an even split), it is a
   // compile-time constant: the step loop unrolls whole and the scales stay in registers.
-  constexpr int kSteps = (SI == 0 || SI == I) && down_stream_half_steps(I) % CH == 0
-                             ? down_stream_half_steps(I) / CH
-                             : 0;
-  constexpr bool kHeld = kSteps > 0 && MOEGEMV_DC_SAHEAD == 1;
+  constexpr int kSteps = down_stream_held_steps(I, SI, CH);
   constexpr bool kAfter = MOEGEMV_DC_SAFTER != 0;  // the scale-after form (slot_after.cuh)
   auto usable = [&](int e) { return seg == K || (e >= 0 && e < p.e); };
   // The lane's scale rows of unit u (row g of the unit's 8, both K halves) go MOEGEMV_DC_SAHEAD

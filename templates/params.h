@@ -345,12 +345,28 @@ constexpr int kSafterActShift = 64;
 constexpr int kSafterSumShift = 132 - kSafterActShift - kDecodeShift;  // 55
 // Its row of zeros that B's unused lanes read: one K half of the longer row, in bytes.
 MOEGEMV_HD constexpr int down_safter_zero_bytes(int i, int si) { return i > si ? i : si; }
+// The streaming down's steps per warp where every warp has the same count, a compile-time
+// constant (one K length, an even split), else 0. With it and the scales one unit ahead the
+// scales stay in registers: no scale scratch in shared memory (session 23: the 9 KB it took on
+// DeepSeek-V3 put the scale-after down over the SM's 196 KB shared-memory carveout).
+MOEGEMV_HD constexpr int down_stream_held_steps(int i, int si, int chunks) {
+  return (si == 0 || si == i) && down_stream_half_steps(i) % chunks == 0 ? down_stream_half_steps(i) / chunks : 0;
+}
+MOEGEMV_HD constexpr bool down_stream_scales_held(int i, int si, int chunks, int sahead) {
+  return down_stream_held_steps(i, si, chunks) > 0 && sahead == 1;
+}
+// The scale feed's scratch of all consumer warps (0 where the scales are held in registers).
+MOEGEMV_HD constexpr int down_stream_scale_scratch_bytes(int i, int si, int k, int chunks, int sahead) {
+  return down_stream_scales_held(i, si, chunks, sahead)
+             ? 0
+             : scale_feed_buffers(sahead) *
+                   stream_scratch_bytes(down_stream_warps(si, k, chunks), down_stream_max_steps(i, si, chunks));
+}
 MOEGEMV_HD constexpr int down_stream_smem_bytes(int i, int si, int k, KernelConfig c) {
   const int segs = down_stream_segments(si, k);
   return stream_barrier_bytes(2 * segs * c.pipe) + segs * c.pipe * down_stream_slot_bytes(i, si) +
          (k * i + si) * 2 + 2 * down_stream_warps(si, k, c.chunks) * 8 * 4 + down_stream_token_bytes(k) +
-         scale_feed_buffers(c.sahead) * stream_scratch_bytes(down_stream_warps(si, k, c.chunks),
-                                                             down_stream_max_steps(i, si, c.chunks)) +
+         down_stream_scale_scratch_bytes(i, si, k, c.chunks, c.sahead) +
          (c.safter ? down_safter_zero_bytes(i, si) : 0);
 }
 
