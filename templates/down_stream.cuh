@@ -169,7 +169,7 @@ __device__ __forceinline__ void down_stream(const DownParams& p) {
   constexpr int W = S::kWarps;
   extern __shared__ __align__(16) unsigned char smem[];
   const Barriers bars{ptx::shared_addr(smem), S::kSegs * D};
-  unsigned char* slot_mem = smem + stream_barrier_bytes(2 * S::kSegs * D);
+  unsigned char* slot_mem = smem + down_stream_barrier_bytes(S::kSegs * D);
   ptx::U32x4* bs = reinterpret_cast<ptx::U32x4*>(slot_mem + S::kSegs * D * S::kSlotBytes);
   float* parts = reinterpret_cast<float*>(reinterpret_cast<unsigned char*>(bs) + (K * I + SI) * 2);
   float* tok_mem = parts + 2 * W * 8;
@@ -187,7 +187,7 @@ __device__ __forceinline__ void down_stream(const DownParams& p) {
 
   int begin, end;
   cta_units(down_stream_units(p.m, H), begin, end);
-  static_assert(8 * 2 * S::kSegs * D + 32 <= stream_barrier_bytes(2 * S::kSegs * D),
+  static_assert(8 * 2 * S::kSegs * D + 32 <= down_stream_barrier_bytes(S::kSegs * D),
                 "room for PartialBars after the slots' barriers");
   const PartialBars pb{ptx::shared_addr(smem) + 8 * 2 * S::kSegs * D};
   if (threadIdx.x == 0) {
@@ -199,7 +199,7 @@ __device__ __forceinline__ void down_stream(const DownParams& p) {
       reinterpret_cast<unsigned char*>(tok_mem) + down_stream_token_bytes(K) +
       down_stream_scale_scratch_bytes(I, SI, K, CH, MOEGEMV_DC_SAHEAD));
   if (MOEGEMV_DC_SAFTER != 0) {
-    for (int i = threadIdx.x; i < down_safter_zero_bytes(I, SI) / 16; i += blockDim.x)
+    for (int i = threadIdx.x; i < down_safter_zero_bytes(I, SI, CH) / 16; i += blockDim.x)
       safter_zeros[i] = ptx::U32x4{0u, 0u, 0u, 0u};
   }
   __syncthreads();
@@ -260,8 +260,8 @@ __device__ __forceinline__ void down_stream(const DownParams& p) {
   // scale-after form: column g < 4 is the lo half at lane t == g's k only, g >= 4 the hi half at
   // t == g - 4's; every other lane reads the zero row (slot_after.cuh).
   const ptx::U32x4* b = !kAfter       ? bs + seg * (I / 8) + (g == 1 ? len / 16 : 0)
-                        : t == g % 4 ? bs + seg * (I / 8) + (g >= 4 ? len / 16 : 0)
-                                     : safter_zeros;
+                        : t == g % 4 ? bs + seg * (I / 8) + (g >= 4 ? len / 16 : 0) + 16 * first
+                                     : safter_zeros;  // the scale-after form's: at step first
   // The lane's rows in any slot of its ring: run g & 1, row g / 2 of it.
   const unsigned char* lane_slot = slot_mem + (g & 1) * down_run_offset(len) + (g / 2) * (len / 2);
   int tok = begin / S::kTiles - 1, tile = begin % S::kTiles;  // counted: a new token at tile 0

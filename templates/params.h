@@ -343,8 +343,11 @@ MOEGEMV_HD constexpr int down_stream_token_bytes(int k) { return ceil_div(4 * k 
 // 2^-58 are lost (far under fp32's last bit of any sum they join; SPEC 8's bound).
 constexpr int kSafterActShift = 64;
 constexpr int kSafterSumShift = 132 - kSafterActShift - kDecodeShift;  // 55
-// Its row of zeros that B's unused lanes read: one K half of the longer row, in bytes.
-MOEGEMV_HD constexpr int down_safter_zero_bytes(int i, int si) { return i > si ? i : si; }
+// Its row of zeros that B's unused lanes read: 256 bytes for each of a warp's steps (each lane's
+// B base is its warp's first step; session 23: was one K half of the longer row, I bytes).
+MOEGEMV_HD constexpr int down_safter_zero_bytes(int i, int si, int chunks) {
+  return 256 * down_stream_max_steps(i, si, chunks);
+}
 // The streaming down's steps per warp where every warp has the same count, a compile-time
 // constant (one K length, an even split), else 0. With it and the scales one unit ahead the
 // scales stay in registers: no scale scratch in shared memory (session 23: the 9 KB it took on
@@ -362,12 +365,16 @@ MOEGEMV_HD constexpr int down_stream_scale_scratch_bytes(int i, int si, int k, i
              : scale_feed_buffers(sahead) *
                    stream_scratch_bytes(down_stream_warps(si, k, chunks), down_stream_max_steps(i, si, chunks));
 }
+// The streaming down's mbarriers: 8 bytes for each slot's full and empty barrier, then the
+// combiner's PartialBars (32 bytes); the slots start at the next 128 bytes (session 23: 16 bytes
+// a barrier before, 384 bytes more on DeepSeek-V3 and GLM-4.5).
+MOEGEMV_HD constexpr int down_stream_barrier_bytes(int slots) { return ceil_div(8 * 2 * slots + 32, 128) * 128; }
 MOEGEMV_HD constexpr int down_stream_smem_bytes(int i, int si, int k, KernelConfig c) {
   const int segs = down_stream_segments(si, k);
-  return stream_barrier_bytes(2 * segs * c.pipe) + segs * c.pipe * down_stream_slot_bytes(i, si) +
+  return down_stream_barrier_bytes(segs * c.pipe) + segs * c.pipe * down_stream_slot_bytes(i, si) +
          (k * i + si) * 2 + 2 * down_stream_warps(si, k, c.chunks) * 8 * 4 + down_stream_token_bytes(k) +
          down_stream_scale_scratch_bytes(i, si, k, c.chunks, c.sahead) +
-         (c.safter ? down_safter_zero_bytes(i, si) : 0);
+         (c.safter ? down_safter_zero_bytes(i, si, c.chunks) : 0);
 }
 
 }  // namespace moegemv

@@ -56,8 +56,8 @@ __device__ __forceinline__ void safter_word(float (&d)[4], unsigned int lo, unsi
 }
 
 // kN steps [first, first + kN) of a filled slot (lo / hi: the lane's rows at element 0, as
-// slot_dot), scales: ScaleRegs<kMax, true>'s words (HeldScales::lo_row), b: this lane's B base
-// (act or zero row). Returns the lane's share of the unit's row sum, in units of
+// slot_dot), scales: ScaleRegs<kMax, true>'s words (HeldScales::lo_row), b: this lane's B groups
+// of step first (act, or the zero row: 256 bytes a step, kN steps). Returns the lane's share of the unit's row sum, in units of
 // 2^(kSafterActShift - 132).
 template <int kN, int kMax>
 __device__ __forceinline__ float slot_dot_after(const unsigned char* lo, const unsigned char* hi,
@@ -70,7 +70,7 @@ __device__ __forceinline__ float slot_dot_after(const unsigned char* lo, const u
     const int s = first + i;
     const ptx::U32x4 wl = *reinterpret_cast<const ptx::U32x4*>(lo + 64 * s + 16 * t);
     const ptx::U32x4 wh = *reinterpret_cast<const ptx::U32x4*>(hi + 64 * s + 16 * t);
-    const ptx::U32x4* x = b + 16 * s + 4 * t;
+    const ptx::U32x4* x = b + 16 * i + 4 * t;
     const unsigned int word = scales.lo_row[i];  // bytes: blocks 0, 1, 2, 3 of the atom
     const unsigned int h01 = ptx::e4m3x2_to_f16x2(static_cast<unsigned short>(word & 0xFFFFu));
     const unsigned int h23 = ptx::e4m3x2_to_f16x2(static_cast<unsigned short>(word >> 16));

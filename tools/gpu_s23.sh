@@ -10,11 +10,11 @@
 #   b  the pair with and without PDL, DeepSeek-V3 M = 1, 4: n, c, c with dc_launch=2 (l), the
 #      default with dc_launch=2 (m), mirrored.
 #   k  on an H200 only: gpu_s22.sh b's knock-outs (session 22's prediction).
-#   d  v49 (the streaming down without the scale scratch it never reads where its scales are held:
-#      DeepSeek-V3's dc_safter down then fits the 196 KB carveout) against v48 (.gpubin/moegemv_v48):
-#      timelines of DeepSeek-V3 (n, c, s on v49) and GLM-4.5 (n; p: dc_pipe=2, a down under the
-#      196 KB carveout), the pairs of DeepSeek-V3 and GLM-4.5 at M = 1, 4 (o n c c2 n2 o2), v49's
-#      check and [gpu] tests.
+#   d  v50 (the streaming down in less shared memory: no scale scratch where its scales are held,
+#      8-byte barriers, the scale-after zero row a warp's steps long; DeepSeek-V3's dc_safter down
+#      and GLM-4.5's down then fit the 196 KB carveout) against v48 (.gpubin/moegemv_v48):
+#      timelines (DeepSeek-V3 n, c and GLM-4.5 on v50; GLM-4.5 and DeepSeek-V3's c on v48), the
+#      pairs of DeepSeek-V3 and GLM-4.5 at M = 1, 4 (o n c c2 n2 o2), v50's check and [gpu] tests.
 # Several letters run in one call, in order.
 set -u
 source "$(dirname "$0")/gpu_steps.sh"
@@ -23,7 +23,7 @@ card=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1); echo "card:
 timeline() {  # timeline NAME TUNE [MODEL]: M=1, the pairs' CTA stamps, appended to tl_all.log
   echo "-- timeline $1 ($2) ${3:-deepseek-v3}" | tee -a "$out/tl_all.log"
   MOEGEMV_CACHE_DIR=/tmp/cache_tl_$1 MOEGEMV_TUNE="${2:+$2,}gu_timeline=1,dc_timeline=1" timeout 100 \
-    .gpubin/moegemv bench --timeline --timeline-replays 3 --model "${3:-deepseek-v3}" --m 1 \
+    .gpubin/${TL_BIN:-moegemv} bench --timeline --timeline-replays 3 --model "${3:-deepseek-v3}" --m 1 \
     --batches 3 2>&1 | tee -a "$out/tl_all.log" | grep -aE "M=1 pair|wait return to last end" | cut -c1-200
 }
 for letter in "$@"; do
@@ -39,12 +39,12 @@ k3:gu_knock=3,dc_knock=3 k4:gu_knock=4 k15:gu_knock=15 n2:" deepseek-v3,glm-4.5,
             " gate_up | down |ceiling" knock.txt ;;
        *) echo "== knock: skipped (not an H200)" ;;
      esac ;;
-  d) step timelines 60 eval 'timeline n9 ""; timeline c9 dc_safter=1; timeline s9 dc_safter=1,dc_maxreg=0;
-       timeline g9 "" glm-4.5; timeline p9 dc_pipe=2 glm-4.5'
+  d) step timelines 60 eval 'timeline n10 ""; timeline c10 dc_safter=1; timeline g10 "" glm-4.5;
+       TL_BIN=moegemv_v48 timeline g48 "" glm-4.5; TL_BIN=moegemv_v48 timeline c48 dc_safter=1'
      step pairs 170 abr "o@moegemv_v48: n: c:dc_safter=1 c2:dc_safter=1 n2: o2@moegemv_v48:" \
-       deepseek-v3,glm-4.5 1,4 " down |pair|ceiling" pairs_v49.txt
-     step check 40 check_keys v49 ""
-     step tests 30 gpu_tests v49 ;;
+       deepseek-v3,glm-4.5 1,4 " down |pair|ceiling" pairs_v50.txt
+     step check 40 check_keys v50 ""
+     step tests 30 gpu_tests v50 ;;
   *) echo "gpu_s23.sh: no run letter $letter (a, b, d, k)" >&2 ;;
 esac
 done

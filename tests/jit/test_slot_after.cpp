@@ -83,7 +83,7 @@ TEST_CASE("dc_safter=1: its define, shared memory and errors", "[codegen]") {
   CHECK(jit::generate_source(dc, "sm_90", "dc_safter=1").find("#define MOEGEMV_DC_SAFTER 1") !=
         std::string::npos);
   CHECK(jit::smem_bytes(dc, jit::kernel_config(dc, "dc_safter=1")) ==
-        jit::smem_bytes(dc) + down_safter_zero_bytes(dc.i, dc.si));
+        jit::smem_bytes(dc) + down_safter_zero_bytes(dc.i, dc.si, jit::kernel_config(dc, "").chunks));
   CHECK(jit::kernel_config(glm, "dc_safter=1").pipe == jit::kernel_config(glm, "").pipe);
   CHECK_THROWS_WITH(jit::kernel_config(dc, "dc_safter=1,dc_sahead=2"), Catch::Contains("dc_safter=1"));
   CHECK_THROWS_WITH(jit::kernel_config(dc, "dc_safter=1,dc_wstage=0"), Catch::Contains("dc_safter=1"));
