@@ -15,6 +15,8 @@
 #      and GLM-4.5's down then fit the 196 KB carveout) against v48 (.gpubin/moegemv_v48):
 #      timelines (DeepSeek-V3 n, c and GLM-4.5 on v50; GLM-4.5 and DeepSeek-V3's c on v48), the
 #      pairs of DeepSeek-V3 and GLM-4.5 at M = 1, 4 (o n c c2 n2 o2), v50's check and [gpu] tests.
+#   e  v50's closing bench (all presets and M, --seed 1); on an H200 first DeepSeek-V3's
+#      dc_safter=1 against v48 and v50's default (o n c c2 n2 o2, M = 1, 4).
 # Several letters run in one call, in order.
 set -u
 source "$(dirname "$0")/gpu_steps.sh"
@@ -45,7 +47,13 @@ k3:gu_knock=3,dc_knock=3 k4:gu_knock=4 k15:gu_knock=15 n2:" deepseek-v3,glm-4.5,
        deepseek-v3,glm-4.5 1,4 " down |pair|ceiling" pairs_v50.txt
      step check 40 check_keys v50 ""
      step tests 30 gpu_tests v50 ;;
-  *) echo "gpu_s23.sh: no run letter $letter (a, b, d, k)" >&2 ;;
+  e) case $card in  # v50's closing bench; on an H200 first DeepSeek-V3's dc_safter against v48 and v50
+       *H200*) step ds_ab 90 abr "o@moegemv_v48: n: c:dc_safter=1 c2:dc_safter=1 n2: o2@moegemv_v48:" \
+                 deepseek-v3 1,4 " down |pair|ceiling" ds_h200.txt ;;
+     esac
+     MOEGEMV_CACHE_DIR=/tmp/cache_close step bench 100 eval 'timeout 150 .gpubin/moegemv bench --seed 1 \
+       --json "$out/s23_v50.json" > "$out/s23_v50.log" 2>&1; echo "bench rc=$?"; grep -a "M=1 \|PDL saving\|ceiling\|^  [a-z]" "$out/s23_v50.log" | head -40' ;;
+  *) echo "gpu_s23.sh: no run letter $letter (a, b, d, e, k)" >&2 ;;
 esac
 done
 echo "call done at ${SECONDS} s"
