@@ -1,0 +1,56 @@
+// The streaming down's shared memory against the SM's L1/shared split (session 23, v50). An SM
+// runs with one of a few splits (on sm_90: 0, 8, 16, 32, 64, 100, 132, 164, 196 or 228 KB of
+// shared memory) and a CTA takes its dynamic shared memory plus 1 KB. Under PDL the next
+// gate_up's CTAs land on SMs that keep the down's split; after a down that needed 228 KB they ran
+// with 28 KB of L1, and DeepSeek-V3's gate_up took 62-64 us instead of 53-55 after its wait (CTA
+// timelines, docs/PERF.md Session 23). So these downs must stay within the 196 KB split.
+#include <catch2/catch.hpp>
+
+#include "jit/codegen.hpp"
+#include "templates/params.h"
+
+namespace {
+constexpr int kSplit196 = 196 * 1024;
+constexpr int kCtaReserve = 1024;
+}  // namespace
+
+TEST_CASE("the streaming downs measured in session 23 fit the 196 KB split", "[codegen]") {
+  using namespace moegemv;
+  const Key ds{Kind::kDownCombine, 7168, 2048, 2048, 8}, glm{Kind::kDownCombine, 5120, 1536, 1536, 8};
+  for (const char* tune : {"", "dc_safter=1", "dc_safter=0"}) {
+    INFO("MOEGEMV_TUNE=" << tune);
+    CHECK(jit::smem_bytes(ds, jit::kernel_config(ds, tune)) + kCtaReserve <= kSplit196);
+    CHECK(jit::smem_bytes(glm, jit::kernel_config(glm, tune)) + kCtaReserve <= kSplit196);
+  }
+}
+
+TEST_CASE("the streaming down reserves scale scratch only where the scales are not held", "[codegen]") {
+  using namespace moegemv;
+  const Key ds{Kind::kDownCombine, 7168, 2048, 2048, 8};
+  const KernelConfig held = jit::kernel_config(ds, ""), ring = jit::kernel_config(ds, "dc_sahead=2");
+  CHECK(down_stream_scales_held(ds.i, ds.si, held.chunks, held.sahead));
+  CHECK(down_stream_scale_scratch_bytes(ds.i, ds.si, ds.k, held.chunks, held.sahead) == 0);
+  CHECK_FALSE(down_stream_scales_held(ds.i, ds.si, ring.chunks, ring.sahead));
+  // The ring keeps three buffers of every consumer warp's steps, 4 bytes a lane.
+  CHECK(down_stream_scale_scratch_bytes(ds.i, ds.si, ds.k, ring.chunks, ring.sahead) ==
+        3 * down_stream_warps(ds.si, ds.k, ring.chunks) * 32 * down_stream_max_steps(ds.i, ds.si, ring.chunks) * 4);
+  // Uneven steps (SI neither 0 nor I): the scales are parked, not held, whatever sahead says.
+  CHECK_FALSE(down_stream_scales_held(1024, 1536, 1, 1));
+  CHECK(down_stream_held_steps(2048, 2048, 2) == 4);
+  CHECK(down_stream_held_steps(1536, 1536, 4) == 0);  // 6 steps over 4 warps
+}
+
+TEST_CASE("the streaming down's barriers and zero row take what they use", "[codegen]") {
+  using namespace moegemv;
+  for (int slots = 1; slots <= 64; ++slots) {
+    INFO("slots " << slots);
+    const int bytes = down_stream_barrier_bytes(slots);
+    CHECK(bytes % 128 == 0);  // the slots after them stay 128-byte aligned
+    CHECK(bytes >= 8 * 2 * slots + 32);  // full and empty per slot, then PartialBars
+    CHECK(bytes < 8 * 2 * slots + 32 + 128);
+  }
+  // The scale-after zero row: 256 bytes (16 B groups of 16 lanes' k) per step of one warp.
+  CHECK(down_safter_zero_bytes(2048, 2048, 2) == 1024);  // DeepSeek-V3: 4 steps a warp
+  CHECK(down_safter_zero_bytes(1536, 1536, 2) == 768);   // GLM-4.5: 3
+  CHECK(down_safter_zero_bytes(8192, 8192, 4) == 2048);  // Llama-4: 8
+}
