@@ -30,7 +30,10 @@ void check_down_safter(const Key& key, const KernelConfig& c) {
 // less than a gate_up CTA's registers (128 threads x 128) free on its SM, where it left room
 // before, so under PDL no gate_up CTA runs beside it (DeepSeek-V3's at 74 leaves none either).
 // Unless dc_maxreg is given, the form's down is capped so that one gate_up CTA of the same shape
-// (its launch bounds: 65536 / CTAs per SM registers, or its own cap) fits beside it.
+// (its launch bounds: 65536 / CTAs per SM registers, or its own cap) fits beside it. Registers
+// are not the only bound: since v50 (session 23) GLM-4.5's down is in the 196 KB shared-memory
+// split, which leaves no room for a gate_up CTA (timelines: none starts beside it), so its cap
+// no longer buys that; `dc_maxreg=0` there is the measurement to make.
 int down_safter_register_cap(const KernelConfig& gate_up, const KernelConfig& down) {
   const int gate_up_threads = 32 * (gate_up.warps + (gate_up.stream ? stream_extra_warps(true) : 0));
   const int gate_up_regs = gate_up.maxreg ? gate_up_threads * gate_up.maxreg
