@@ -17,6 +17,9 @@
 #      pairs of DeepSeek-V3 and GLM-4.5 at M = 1, 4 (o n c c2 n2 o2), v50's check and [gpu] tests.
 #   e  v50's closing bench (all presets and M, --seed 1); on an H200 first DeepSeek-V3's
 #      dc_safter=1 against v48 and v50's default (o n c c2 n2 o2, M = 1, 4).
+#   f  the scale-after downs' register cap (there so that a gate_up CTA fits beside the down) against
+#      none (dc_maxreg=0): in v50's 196 KB split GLM-4.5's down leaves no shared memory for one.
+# Next session (not run in session 23: no machine): `e f` in one call, about 4 minutes.
 # Several letters run in one call, in order.
 set -u
 source "$(dirname "$0")/gpu_steps.sh"
@@ -53,7 +56,9 @@ k3:gu_knock=3,dc_knock=3 k4:gu_knock=4 k15:gu_knock=15 n2:" deepseek-v3,glm-4.5,
      esac
      MOEGEMV_CACHE_DIR=/tmp/cache_close step bench 100 eval 'timeout 150 .gpubin/moegemv bench --seed 1 \
        --json "$out/s23_v50.json" > "$out/s23_v50.log" 2>&1; echo "bench rc=$?"; grep -a "M=1 \|PDL saving\|ceiling\|^  [a-z]" "$out/s23_v50.log" | head -40' ;;
-  *) echo "gpu_s23.sh: no run letter $letter (a, b, d, e, k)" >&2 ;;
+  f) step glm_cap 110 abr "n: u:dc_maxreg=0 u2:dc_maxreg=0 n2:" glm-4.5,llama4-maverick 1,4 \
+       " down |pair|ceiling" cap_v50.txt ;;
+  *) echo "gpu_s23.sh: no run letter $letter (a, b, d, e, f, k)" >&2 ;;
 esac
 done
 echo "call done at ${SECONDS} s"
