@@ -19,7 +19,9 @@
 #      dc_safter=1 against v48 and v50's default (o n c c2 n2 o2, M = 1, 4).
 #   f  the scale-after downs' register cap (there so that a gate_up CTA fits beside the down) against
 #      none (dc_maxreg=0): in v50's 196 KB split GLM-4.5's down leaves no shared memory for one.
-# Next session (not run in session 23: no machine): `e f` in one call, about 4 minutes.
+#   g  DeepSeek-V3's grouped down (M = 16; M = 8 runs the streaming down, a control) at 6 rings
+#      (175632 bytes: the 196 KB split) and 7 (201744: 228 KB, as the default 8's 227728).
+# Next session (not run in session 23: no machine): `e f g` in one call, about 7 minutes.
 # Several letters run in one call, in order.
 set -u
 source "$(dirname "$0")/gpu_steps.sh"
@@ -58,7 +60,9 @@ k3:gu_knock=3,dc_knock=3 k4:gu_knock=4 k15:gu_knock=15 n2:" deepseek-v3,glm-4.5,
        --json "$out/s23_v50.json" > "$out/s23_v50.log" 2>&1; echo "bench rc=$?"; grep -a "M=1 \|PDL saving\|ceiling\|^  [a-z]" "$out/s23_v50.log" | head -40' ;;
   f) step glm_cap 110 abr "n: u:dc_maxreg=0 u2:dc_maxreg=0 n2:" glm-4.5,llama4-maverick 1,4 \
        " down |pair|ceiling" cap_v50.txt ;;
-  *) echo "gpu_s23.sh: no run letter $letter (a, b, d, e, f, k)" >&2 ;;
+  g) step grouped 160 abr "n: r6:dc_rings=6 r7:dc_rings=7 r72:dc_rings=7 r62:dc_rings=6 n2:" deepseek-v3 8,16 \
+       " down |pair|ceiling" rings.txt ;;
+  *) echo "gpu_s23.sh: no run letter $letter (a, b, d, e, f, g, k)" >&2 ;;
 esac
 done
 echo "call done at ${SECONDS} s"
