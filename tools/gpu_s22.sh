@@ -16,7 +16,6 @@
 # Steps are skipped when less time is left in the call than they need (LIMIT, default 560 s).
 set -u
 source "$(dirname "$0")/gpu_steps.sh"
-abr() { VARIANTS="$1" MODELS=$2 MS=$3 ROWS="$4" OUT=$out tools/gpu_ab.sh | tee "$out/$5"; }
 bench() {  # bench NAME: the defaults' closing bench, all presets and M
   MOEGEMV_CACHE_DIR=/tmp/cache_close timeout 200 .gpubin/moegemv bench --seed 1 \
     --json "$out/$1.json" > "$out/$1.log" 2>&1; echo "bench rc=$?"
@@ -37,7 +36,7 @@ tls() {  # DeepSeek-V3's timelines: the default down, dc_safter=1 uncapped (s) a
 for letter in "$@"; do
 case $letter in
   a)
-    card=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1); echo "card: $card"
+    card=$(card_name); echo "card: $card"
     case $card in
       *H200*)
         step bench 100 bench s22_h200
@@ -53,14 +52,14 @@ case $letter in
     esac
     ;;
   b)  # the knock-outs (wrong results, time only) on v48 at M=1, then v48's check and [gpu] tests
-    card=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1); echo "card: $card"
+    card=$(card_name); echo "card: $card"
     step knock 150 abr "n: k1:gu_knock=1,dc_knock=1 k2:gu_knock=2,dc_knock=2 k3:gu_knock=3,dc_knock=3 \
 k4:gu_knock=4 k15:gu_knock=15 n2:" deepseek-v3,glm-4.5,llama4-maverick 1 " gate_up | down |ceiling" knock.txt
     step check 40 check_keys b ""
     step tests 30 gpu_tests b
     ;;
   c)  # the same timelines on whatever card comes (3 stamped replays each; TL_REPLAYS)
-    card=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1); echo "card: $card"
+    card=$(card_name); echo "card: $card"
     step timelines 120 tls
     ;;
   *) echo "gpu_s22.sh: no run letter $letter (a, b, c)" >&2 ;;

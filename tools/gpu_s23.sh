@@ -25,8 +25,7 @@
 # Several letters run in one call, in order.
 set -u
 source "$(dirname "$0")/gpu_steps.sh"
-abr() { VARIANTS="$1" MODELS=$2 MS=$3 ROWS="$4" OUT=$out tools/gpu_ab.sh | tee "$out/$5"; }
-card=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1); echo "card: $card"
+card=$(card_name); echo "card: $card"
 timeline() {  # timeline NAME TUNE [MODEL]: M=1, the pairs' CTA stamps, appended to tl_all.log
   echo "-- timeline $1 ($2) ${3:-deepseek-v3}" | tee -a "$out/tl_all.log"
   MOEGEMV_CACHE_DIR=/tmp/cache_tl_$1 MOEGEMV_TUNE="${2:+$2,}gu_timeline=1,dc_timeline=1" timeout 100 \

@@ -1,7 +1,8 @@
-# Sourced by the per-session device scripts (tools/gpu_s21.sh, gpu_s22.sh): $out made; `step`,
+# Sourced by the per-session device scripts (tools/gpu_s21.sh, gpu_s22.sh, gpu_s23.sh): $out made; `step`,
 # which runs a step only if the call has the seconds it needs left (LIMIT, default 560 s of the
 # device's 600 s per call), so that a call cut short still brings back what ran.
-# The shared steps below (check_keys, gpu_tests) follow it.
+# The shared steps below (check_keys, gpu_tests) follow it, then abr (an A/B through gpu_ab.sh) and
+# card_name.
 out=${OUT:-/tmp/out}
 mkdir -p "$out"
 limit=${LIMIT:-560}
@@ -25,3 +26,7 @@ gpu_tests() {
   MOEGEMV_CACHE_DIR=/tmp/cache_tests_$1 timeout 150 .gpubin/test_runtime '[gpu]' > "$out/tests_$1.log" 2>&1
   echo "tests rc=$?"; grep -aE '^test cases' "$out/tests_$1.log"
 }
+# abr VARIANTS MODELS MS ROWS FILE: tools/gpu_ab.sh's table of those variants, also in $out/FILE.
+abr() { VARIANTS="$1" MODELS=$2 MS=$3 ROWS="$4" OUT=$out tools/gpu_ab.sh | tee "$out/$5"; }
+# card_name: this machine's first GPU, as nvidia-smi names it (compare numbers only within a card).
+card_name() { nvidia-smi --query-gpu=name --format=csv,noheader | head -1; }
