@@ -220,6 +220,7 @@ KernelConfig kernel_config(const Key& key, const std::string& tune) {
     else if (field == "gcount" && !gu && value <= 1) c.gcount = value;
     else if (field == "shx" && gu && value <= 2) c.shx = value;
     else if (field == "safter" && value >= 0 && value <= 1) c.safter = value, safter_set = true;
+    else if (field == "carve" && value <= 100) c.carve = value + 1;
     else
       throw ArgumentError(
           "MOEGEMV_TUNE",
@@ -229,6 +230,7 @@ KernelConfig kernel_config(const Key& key, const std::string& tune) {
           "dc_rings 1..14, dc_sahead 1|2, dc_runs 1|2, dc_lanes 0..3, "
           "dc_early 0|1, dc_launch 0..2, dc_wstage 0..2, gu_m1pipe 0..8, "
           "gu_m1minb 1..16, maxreg 0|24..255, decode 0..3, bindex 0|1, dc_gcount 0|1, gu_shx 0..2, safter 0|1, "
+          "carve 0..100 (preferred % shared), "
           "timeline 0|1 (dc_ 0..7: mark points; diagnostic), "
           "knock 0..31 (diagnostic, wrong results)",
           item);
@@ -255,7 +257,7 @@ KernelConfig kernel_config(const Key& key, const std::string& tune) {
     // diagnostic timeline, a register cap and the code-form knobs, asked for, stay; a mark point
     // becomes the PDL wait; the streaming down's default cap does not apply).
     const int timeline = c.timeline, maxreg = maxreg_set ? c.maxreg : 0, decode = c.decode,
-              bindex = c.bindex;
+              bindex = c.bindex, carve = c.carve;
     const int safter = gu ? c.safter : 0;  // gu_safter is the classic tiles'; dc_safter the stream's
     c = gu ? default_gate_up_config(key.h, key.k) : default_down_config(key.h, key.i, key.si, key.k);
     c.stream = 0;
@@ -264,6 +266,7 @@ KernelConfig kernel_config(const Key& key, const std::string& tune) {
     c.maxreg = maxreg;
     c.decode = decode;
     c.bindex = bindex;
+    c.carve = carve;
   }
   if (!c.stream) c.wstage = 0;  // the per-warp staging is the streaming down's
   if (gu && c.split) {

@@ -70,6 +70,11 @@ void set_max_dynamic_smem(CUfunction f, unsigned smem_bytes) {
         call.c_str());
 }
 
+void set_preferred_carveout(CUfunction f, int percent) {
+  const std::string call = fmt::format("cuFuncSetAttribute(PREFERRED_SHARED_MEMORY_CARVEOUT, {})", percent);
+  check(api().cuFuncSetAttribute(f, CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT, percent), call.c_str());
+}
+
 int max_active_ctas_per_sm(CUfunction f, int threads, int smem_bytes) {
   int ctas = 0;
   check(api().cuOccupancyMaxActiveBlocksPerMultiprocessor(&ctas, f, threads, static_cast<std::size_t>(smem_bytes)),

@@ -38,6 +38,10 @@ class Module {
 /// kernel gets without opting in. Call once after loading, not per launch.
 void set_max_dynamic_smem(CUfunction f, unsigned smem_bytes);
 
+/// Asks the driver for an L1/shared split of `percent` (0..100) shared memory when f runs (a hint:
+/// the driver takes what f needs). The `carve` tuning knob's diagnostic; not set by default.
+void set_preferred_carveout(CUfunction f, int percent);
+
 /// CTAs of f that fit on one SM at once with this block size and dynamic shared memory.
 int max_active_ctas_per_sm(CUfunction f, int threads, int smem_bytes);
 

@@ -48,6 +48,7 @@ void load_group(LoadedKernel& kernel, const Key& key, const KernelConfig& config
   }
   kernel.group = kernel.module.function(jit::group_kernel_name(key).c_str());
   driver::set_max_dynamic_smem(kernel.group, smem);
+  if (config.carve) driver::set_preferred_carveout(kernel.group, config.carve - 1);
   kernel.group_min_m = config.group;
   kernel.group_warps = rings * down_group_chunks(key.i, key.k) + 1;
   kernel.group_smem_bytes = smem;
@@ -96,14 +97,16 @@ KernelPtr load(const Key& key, const std::string& arch) {
       auto kernel = std::make_shared<LoadedKernel>(
           LoadedKernel{driver::Module(cubin.bytes), nullptr, nullptr, jit::block_warps(key),
                        jit::smem_bytes(key), arch, cubin.origin});
-      // A kernel of the module with the key's shared memory (the limit raised past 48 KB).
+      const KernelConfig config = jit::kernel_config(key);
+      // A kernel of the module with the key's shared memory (the limit raised past 48 KB) and
+      // the carveout asked for (gu_|dc_carve).
       auto function = [&](const std::string& name) {
         const CUfunction f = kernel->module.function(name.c_str());
         if (kernel->smem_bytes > 48 * 1024) driver::set_max_dynamic_smem(f, kernel->smem_bytes);
+        if (config.carve) driver::set_preferred_carveout(f, config.carve - 1);
         return f;
       };
       kernel->function = function(jit::kernel_name(key));
-      const KernelConfig config = jit::kernel_config(key);
       if (jit::has_single_token_kernel(config)) kernel->single_token = function(jit::single_token_kernel_name(key));
       kernel->tile_rows = config.stream ? 8 : down_tile_rows(key.i, key.si, config.split != 0);
       if (jit::has_many_token_kernel(config)) {

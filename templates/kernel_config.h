@@ -167,6 +167,8 @@ struct KernelConfig {
                    // tile split (MOEGEMV_GU_SHX)
   int safter;      // 1 = block scales applied after the mma: the streaming down (MOEGEMV_DC_SAFTER),
                    // gate_up's routed split tile (MOEGEMV_GU_SAFTER)
+  int carve;       // 0: the driver's L1/shared split; P + 1: a preferred carveout of P percent
+                   // shared (gu_|dc_carve=P, set on the loaded functions; a hint, no source change)
 };
 
 }  // namespace moegemv

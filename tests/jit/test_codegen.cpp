@@ -276,6 +276,13 @@ TEST_CASE("the streaming config fills its shape-derived fields and fits shared m
   CHECK(jit::generate_source(dc, "sm_90", "dc_launch=2").find("#define MOEGEMV_DC_LAUNCH 2") !=
         std::string::npos);
   CHECK_THROWS_WITH(jit::kernel_config(dc, "dc_launch=3"), Catch::Contains("dc_launch=3"));
+  // The carveout hint is set on the loaded functions: a config field, not a source change.
+  CHECK(jit::kernel_config(gu, "").carve == 0);
+  CHECK(jit::kernel_config(gu, "gu_carve=0").carve == 1);
+  CHECK(jit::kernel_config(dc, "dc_carve=100").carve == 101);
+  CHECK(jit::kernel_config(dc, "gu_carve=0").carve == 0);
+  CHECK(jit::generate_source(gu, "sm_90", "gu_carve=0") == jit::generate_source(gu, "sm_90", ""));
+  CHECK_THROWS_WITH(jit::kernel_config(gu, "gu_carve=101"), Catch::Contains("gu_carve=101"));
   CHECK(jit::generate_source(dc, "sm_90", "dc_timeline=7").find("#define MOEGEMV_TIMELINE 7") !=
         std::string::npos);
   CHECK_THROWS_WITH(jit::kernel_config(dc, "dc_timeline=8"), Catch::Contains("dc_timeline=8"));
