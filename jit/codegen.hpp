@@ -27,7 +27,7 @@ bool has_many_token_kernel(const KernelConfig& config);
 std::string group_kernel_name(const Key& key);
 std::string group_kernel_source(const Key& key, const KernelConfig& config);
 /// Its rings: config.rings where it fits (ArgumentError naming MOEGEMV_TUNE otherwise), else the
-/// most that fit (down_group_rings).
+/// default (down_group_rings: the most that keep the SM in the 196 KB split).
 int group_rings(const Key& key, const KernelConfig& config);
 
 /// The scale-after candidates' conditions (jit/codegen_safter.cpp): dc_safter=1 (slot_after.cuh)

@@ -25,8 +25,9 @@ extern "C" __global__ void __launch_bounds__({{threads}}, 1)
 std::string group_kernel_name(const Key& key) { return kernel_name(key) + "_group"; }
 
 int group_rings(const Key& key, const KernelConfig& config) {
-  const int fit = down_group_rings(key.h, key.i, key.si, key.k);
-  if (config.rings == 0 || fit == 0) return fit;
+  const int fit = down_group_rings_max(key.h, key.i, key.si, key.k);
+  if (fit == 0) return 0;
+  if (config.rings == 0) return down_group_rings(key.h, key.i, key.si, key.k);
   if (config.rings > fit)
     throw ArgumentError("MOEGEMV_TUNE",
                         fmt::format("dc_rings <= {} on {} (shared memory at {} CTAs)", fit, key.str(),

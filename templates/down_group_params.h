@@ -48,15 +48,28 @@ MOEGEMV_HD constexpr int down_group_sum_bytes(int h, int k, int ctas) {
 MOEGEMV_HD constexpr int down_group_smem_bytes(int h, int i, int si, int k, int rings, int ctas) {
   return down_group_static_bytes(i, si, k, rings, down_group_chunks(i, k)) + down_group_sum_bytes(h, k, ctas);
 }
-// The most rings (<= kDownGroupTargetWarps consumer warps) whose shared memory fits at
-// kDownGroupSizingCtas CTAs; 0 where none does or the shape cannot stream.
-MOEGEMV_HD constexpr int down_group_rings(int h, int i, int si, int k) {
+// The most rings (<= kDownGroupTargetWarps consumer warps) whose shared memory fits `limit` bytes
+// at kDownGroupSizingCtas CTAs; 0 where none does or the shape cannot stream.
+MOEGEMV_HD constexpr int down_group_rings_within(int h, int i, int si, int k, int limit) {
   const int chunks = down_group_chunks(i, k);
   if (!down_stream_fits(i, si, k, chunks) || h % 8 != 0) return 0;
   int rings = kDownGroupTargetWarps / chunks;
   if (rings > kDownGroupMaxRings) rings = kDownGroupMaxRings;
-  while (rings > 0 && down_group_smem_bytes(h, i, si, k, rings, kDownGroupSizingCtas) > kMaxSmemBytes) --rings;
+  while (rings > 0 && down_group_smem_bytes(h, i, si, k, rings, kDownGroupSizingCtas) > limit) --rings;
   return rings;
+}
+// The most rings that fit at all (the bound of dc_rings).
+MOEGEMV_HD constexpr int down_group_rings_max(int h, int i, int si, int k) {
+  return down_group_rings_within(h, i, si, k, kMaxSmemBytes);
+}
+// The default: the most rings that keep the SM in the 196 KB split (params.h), else the most that
+// fit. Session 24 (H100, DeepSeek-V3 M = 16, n r6 r7 r7 r6 n): 6 rings (175632 bytes at 132 CTAs)
+// against 8 (227728, the 228 KB split): pair with PDL -4.9% (958 / 967 us against 1019 / 1005),
+// without PDL +0.4%, the down alone -0.1%; 7 rings (201744, still 228 KB) -1.6%. GLM-4.5's 9 rings
+// already fit (191632 bytes).
+MOEGEMV_HD constexpr int down_group_rings(int h, int i, int si, int k) {
+  const int rings = down_group_rings_within(h, i, si, k, kSmemSplit196Bytes);
+  return rings > 0 ? rings : down_group_rings_max(h, i, si, k);
 }
 // From which M the grouped down runs by default (0: never), and its producer (one lane per ring,
 // or lane 0 in ring order). Session 12, against the token-major kernel in the same run (docs/PERF.md):

@@ -142,7 +142,7 @@ struct KernelConfig {
   int group;       // from M = group on (0: never), pairs sharing an expert are computed once as
                    // mma columns (gate_up: MOEGEMV_GU_GROUP; the streaming down: down_group.cuh)
   int tiles;       // gate_up, split tile: 2 = a second kernel, two 8-feature tiles per routed CTA
-  int rings;       // the grouped down's rings (0: the most that fit, down_group_rings)
+  int rings;       // the grouped down's rings (0: the default, down_group_rings)
   int sahead;      // streaming down_combine: block scales 1 or 2 units ahead (MOEGEMV_DC_SAHEAD,
                    // stream.cuh ScaleFeed); 0 in gate_up
   int knock;       // DIAGNOSTIC ONLY, wrong results: bits of work removed from the classic kernels

@@ -271,6 +271,14 @@ MOEGEMV_HD constexpr int down_smem_bytes(int i, int si, int k, KernelConfig c) {
 }
 // Largest dynamic shared memory a CTA may use on sm_90 (227 KiB).
 constexpr int kMaxSmemBytes = 227 * 1024;
+// An SM runs with one L1/shared split for all the CTAs it holds (on sm_90: 0, 8, 16, 32, 64, 100,
+// 132, 164, 196 or 228 KB of shared memory), and a CTA takes its dynamic shared memory plus 1 KB.
+// Under PDL the next kernel's CTAs land on SMs that keep the previous kernel's split: after a down
+// CTA that needed the 228 KB split, gate_up ran with 28 KB of L1 and took 8-10 us longer
+// (session 23, CTA timelines; session 24: gate_up alone in that split, gu_carve=100, +12% on
+// DeepSeek-V3). The downs keep to the 196 KB split where it costs them little.
+constexpr int kSmemCtaReserveBytes = 1024;
+constexpr int kSmemSplit196Bytes = 196 * 1024 - kSmemCtaReserveBytes;  // dynamic bytes per CTA
 constexpr int kMaxBlockWarps = 32;  // 1024 threads per CTA
 
 // ---- Persistent streaming kernels (stream = 1; templates/stream.cuh) ----

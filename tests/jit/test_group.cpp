@@ -31,24 +31,29 @@ TEST_CASE("the grouped down is on from M = 8 or 16 where K >= 8 and I >= 1024, a
   CHECK(jit::kernel_config(kDeepSeek, "dc_stream=0,dc_group=8").group == 0);
   CHECK_THROWS_AS(jit::kernel_config(kDeepSeek, "dc_group=1"), ArgumentError);
   CHECK_THROWS_AS(jit::kernel_config(kDeepSeek, "dc_group=17"), ArgumentError);
-  // dc_rings picks fewer rings than fit; more is an error naming the knob.
-  CHECK(jit::group_rings(kDeepSeek, jit::kernel_config(kDeepSeek, "")) == 8);
+  // dc_rings picks other counts up to the most that fit; more is an error naming the knob.
+  CHECK(jit::group_rings(kDeepSeek, jit::kernel_config(kDeepSeek, "")) == 6);
   CHECK(jit::group_rings(kDeepSeek, jit::kernel_config(kDeepSeek, "dc_rings=7")) == 7);
+  CHECK(jit::group_rings(kDeepSeek, jit::kernel_config(kDeepSeek, "dc_rings=8")) == 8);
   CHECK(jit::generate_source(kDeepSeek, "sm_90", "dc_rings=7").find("8, 7, 2, false>(p)") != std::string::npos);
   CHECK_THROWS_WITH(jit::generate_source(kDeepSeek, "sm_90", "dc_rings=9"), Catch::Contains("dc_rings=9"));
   CHECK_THROWS_AS(jit::kernel_config(kDeepSeek, "dc_rings=15"), ArgumentError);
 }
 
 TEST_CASE("the grouped down's rings fit shared memory at the sizing and the H200's CTA counts", "[codegen]") {
-  CHECK(down_group_rings(7168, 2048, 2048, 8) == 8);  // x 2 warps: 16 consumer warps
+  // The default keeps the SM in the 196 KB split (session 24): DeepSeek-V3 6 rings x 2 warps,
+  // where 8 fit at all; GLM-4.5's 9 fit either way.
+  CHECK(down_group_rings(7168, 2048, 2048, 8) == 6);
+  CHECK(down_group_rings_max(7168, 2048, 2048, 8) == 8);
   CHECK(down_group_rings(5120, 1536, 1536, 8) == 9);
+  CHECK(down_group_rings_max(5120, 1536, 1536, 8) == 9);
   CHECK(down_group_rings(2048, 512, 512, 10) == kDownGroupMaxRings);
   CHECK(down_group_rings(2048, 1408, 5632, 4) == 0);  // K lengths not in 256-element steps
   for (const Key& key : {kDeepSeek, kGlm, kQwenNext}) {
     INFO(key.str());
     const int rings = down_group_rings(key.h, key.i, key.si, key.k);
     for (const int ctas : {kDownGroupSizingCtas, 114, 132})
-      CHECK(down_group_smem_bytes(key.h, key.i, key.si, key.k, rings, ctas) <= kMaxSmemBytes);
+      CHECK(down_group_smem_bytes(key.h, key.i, key.si, key.k, rings, ctas) <= kSmemSplit196Bytes);
     // Fewer CTAs than the sizing count hold more rows each: the launcher then leaves it unused.
     CHECK(down_group_cta_rows(key.h, 132) <= down_group_cta_rows(key.h, kDownGroupSizingCtas));
   }
@@ -60,9 +65,9 @@ TEST_CASE("the grouped down is a second kernel of the streaming down's module", 
   const std::string ds = jit::generate_source(kDeepSeek, "sm_90", "");
   CHECK(ds.find("down_stream<7168, 2048, 2048, 8, 2, 2>(p)") != std::string::npos);
   CHECK(ds.find("moegemv_down_combine_7168_2048_2048_8_group(") != std::string::npos);
-  CHECK(ds.find("__launch_bounds__(544, 1)") != std::string::npos);  // 8 rings x 2 warps + producer
-  CHECK(ds.find("down_group<7168, 2048, 2048, 8, 8, 2, false>(p)") != std::string::npos);  // ring order
-  CHECK(jit::generate_source(kDeepSeek, "sm_90", "dc_lanes=1").find("8, 8, 2, true>(p)") != std::string::npos);
+  CHECK(ds.find("__launch_bounds__(416, 1)") != std::string::npos);  // 6 rings x 2 warps + producer
+  CHECK(ds.find("down_group<7168, 2048, 2048, 8, 6, 2, false>(p)") != std::string::npos);  // ring order
+  CHECK(jit::generate_source(kDeepSeek, "sm_90", "dc_lanes=1").find("8, 6, 2, true>(p)") != std::string::npos);
   CHECK(jit::generate_source(kGlm, "sm_90", "").find("down_group<5120, 1536, 1536, 8, 9, 2, true>(p)") !=
         std::string::npos);  // one producer lane per ring
   CHECK(ds.find("MOEGEMV_GU_GROUP") == std::string::npos);  // gate_up's macro stays in gate_up
