@@ -10,15 +10,31 @@
 #      L1 what it lost under PDL after a 228 KB-split down (session 23), and gain from more L1?
 #   g  DeepSeek-V3's grouped down at 6 and 7 rings against 8 (gpu_s23.sh g).
 #   f  the scale-after downs' register cap against none (gpu_s23.sh f).
+#   v  v51 (the grouped down's rings kept in the 196 KB split: DeepSeek-V3 6, was 8) against v50
+#      (.gpubin/moegemv_v50), M = 16 (DeepSeek-V3, and GLM-4.5 whose rings do not change), o n n2 o2;
+#      then v51's check and [gpu] tests.
+#   a  on an H200 only: DeepSeek-V3's dc_safter=1 against the default (n c c2 n2, M = 1, 4).
+#   b  the build's closing bench (all presets and M, --seed 1): s24.json, s24.log.
+#   k  on an H200 only: the knock-outs (gpu_s23.sh k).
 set -u
 source "$(dirname "$0")/gpu_steps.sh"
 card=$(card_name); echo "card: $card"
 for letter in "$@"; do
 case $letter in
-  e|g|f) LIMIT=$((limit - SECONDS)) OUT=$out "$(dirname "$0")/gpu_s23.sh" "$letter" | grep -v "^card:" ;;
+  e|g|f|k) LIMIT=$((limit - SECONDS)) OUT=$out "$(dirname "$0")/gpu_s23.sh" "$letter" | grep -v "^card:" ;;
   c) step carve 100 abr "n: l:gu_carve=0 s:gu_carve=100 s2:gu_carve=100 l2:gu_carve=0 n2:" \
        deepseek-v3,glm-4.5 1 " gate_up |pair|ceiling" carve.txt ;;
-  *) echo "gpu_s24.sh: no run letter $letter (c, e, f, g)" >&2 ;;
+  a) case $card in
+       *H200*) step ds_safter 70 abr "n: c:dc_safter=1 c2:dc_safter=1 n2:" deepseek-v3 1,4 \
+                 " down |pair|ceiling" ds_safter.txt ;;
+       *) echo "== ds_safter: skipped (not an H200)" ;;
+     esac ;;
+  b) MOEGEMV_CACHE_DIR=/tmp/cache_close step bench 100 eval 'timeout 150 .gpubin/moegemv bench --seed 1 \
+       --json "$out/s24.json" > "$out/s24.log" 2>&1; echo "bench rc=$?"; grep -a "M=1 \|PDL saving\|ceiling\|^  [a-z]" "$out/s24.log" | head -60' ;;
+  v) step v51 80 abr "o@moegemv_v50: n: n2: o2@moegemv_v50:" deepseek-v3,glm-4.5 16 " down |pair|ceiling" v51.txt
+     step check 40 check_keys v51 ""
+     step tests 30 gpu_tests v51 ;;
+  *) echo "gpu_s24.sh: no run letter $letter (a, b, c, e, f, g, k, v)" >&2 ;;
 esac
 done
 echo "call done at ${SECONDS} s"
