@@ -15,6 +15,11 @@
 #      then v51's check and [gpu] tests.
 #   a  on an H200 only: DeepSeek-V3's dc_safter=1 against the default (n c c2 n2, M = 1, 4).
 #   b  the build's closing bench (all presets and M, --seed 1): s24.json, s24.log.
+#   l  gate_up alone and the pairs at M=1 in each L1 size a down can leave it (gu_carve=85: the
+#      196 KB split, 60 KB of L1; 71: 164 KB, 92; 57: 132 KB, 124) against the driver's own split
+#      (64 KB, ~190 KB of L1): DeepSeek-V3, GLM-4.5, Llama-4.
+#   p  GLM-4.5's streaming down with 2 slots per ring (dc_pipe=2, 142976 bytes: the 164 KB split)
+#      against its 3 (199552: 196 KB), M = 1, 4.
 #   k  on an H200 only: the knock-outs (gpu_s23.sh k).
 set -u
 source "$(dirname "$0")/gpu_steps.sh"
@@ -31,10 +36,13 @@ case $letter in
      esac ;;
   b) MOEGEMV_CACHE_DIR=/tmp/cache_close step bench 100 eval 'timeout 150 .gpubin/moegemv bench --seed 1 \
        --json "$out/s24.json" > "$out/s24.log" 2>&1; echo "bench rc=$?"; grep -a "M=1 \|PDL saving\|ceiling\|^  [a-z]" "$out/s24.log" | head -60' ;;
+  l) step l1_curve 150 abr "n: a:gu_carve=85 b:gu_carve=71 c:gu_carve=57 c2:gu_carve=57 b2:gu_carve=71 \
+a2:gu_carve=85 n2:" deepseek-v3,glm-4.5,llama4-maverick 1 " gate_up |pair|ceiling" l1_curve.txt ;;
+  p) step glm_pipe 70 abr "n: p:dc_pipe=2 p2:dc_pipe=2 n2:" glm-4.5 1,4 " gate_up | down |pair|ceiling" glm_pipe.txt ;;
   v) step v51 80 abr "o@moegemv_v50: n: n2: o2@moegemv_v50:" deepseek-v3,glm-4.5 16 " down |pair|ceiling" v51.txt
      step check 40 check_keys v51 ""
      step tests 30 gpu_tests v51 ;;
-  *) echo "gpu_s24.sh: no run letter $letter (a, b, c, e, f, g, k, v)" >&2 ;;
+  *) echo "gpu_s24.sh: no run letter $letter (a, b, c, e, f, g, k, l, p, v)" >&2 ;;
 esac
 done
 echo "call done at ${SECONDS} s"
