@@ -26,12 +26,6 @@
 set -u
 source "$(dirname "$0")/gpu_steps.sh"
 card=$(card_name); echo "card: $card"
-timeline() {  # timeline NAME TUNE [MODEL]: M=1, the pairs' CTA stamps, appended to tl_all.log
-  echo "-- timeline $1 ($2) ${3:-deepseek-v3}" | tee -a "$out/tl_all.log"
-  MOEGEMV_CACHE_DIR=/tmp/cache_tl_$1 MOEGEMV_TUNE="${2:+$2,}gu_timeline=1,dc_timeline=1" timeout 100 \
-    .gpubin/${TL_BIN:-moegemv} bench --timeline --timeline-replays 3 --model "${3:-deepseek-v3}" --m 1 \
-    --batches 3 2>&1 | tee -a "$out/tl_all.log" | grep -aE "M=1 pair|wait return to last end" | cut -c1-200
-}
 for letter in "$@"; do
 case $letter in
   a) step timelines 90 eval 'timeline s dc_safter=1,dc_maxreg=0; timeline c dc_safter=1;

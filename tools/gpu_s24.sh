@@ -20,6 +20,9 @@
 #      (64 KB, ~190 KB of L1): DeepSeek-V3, GLM-4.5, Llama-4.
 #   p  GLM-4.5's streaming down with 2 slots per ring (dc_pipe=2, 142976 bytes: the 164 KB split)
 #      against its 3 (199552: 196 KB), M = 1, 4.
+#   x  on an H200: b then a; elsewhere Llama-4's CTA timelines at M=1 (gate_up's span after its
+#      wait, pair with PDL and without), its default down (168080 bytes a CTA: the 196 KB split)
+#      and dc_pipe=1 (102288: the 100 KB split, ~150 KB of L1 for the gate_up after it).
 #   k  on an H200 only: the knock-outs (gpu_s23.sh k).
 set -u
 source "$(dirname "$0")/gpu_steps.sh"
@@ -39,10 +42,14 @@ case $letter in
   l) step l1_curve 150 abr "n: a:gu_carve=85 b:gu_carve=71 c:gu_carve=57 c2:gu_carve=57 b2:gu_carve=71 \
 a2:gu_carve=85 n2:" deepseek-v3,glm-4.5,llama4-maverick 1 " gate_up |pair|ceiling" l1_curve.txt ;;
   p) step glm_pipe 70 abr "n: p:dc_pipe=2 p2:dc_pipe=2 n2:" glm-4.5 1,4 " gate_up | down |pair|ceiling" glm_pipe.txt ;;
+  x) case $card in
+       *H200*) "$0" b a | grep -v "^card:" ;;
+       *) step timelines 70 eval 'timeline ln "" llama4-maverick; timeline l1 dc_pipe=1 llama4-maverick' ;;
+     esac ;;
   v) step v51 80 abr "o@moegemv_v50: n: n2: o2@moegemv_v50:" deepseek-v3,glm-4.5 16 " down |pair|ceiling" v51.txt
      step check 40 check_keys v51 ""
      step tests 30 gpu_tests v51 ;;
-  *) echo "gpu_s24.sh: no run letter $letter (a, b, c, e, f, g, k, l, p, v)" >&2 ;;
+  *) echo "gpu_s24.sh: no run letter $letter (a, b, c, e, f, g, k, l, p, v, x)" >&2 ;;
 esac
 done
 echo "call done at ${SECONDS} s"

@@ -1,8 +1,8 @@
-# Sourced by the per-session device scripts (tools/gpu_s21.sh, gpu_s22.sh, gpu_s23.sh): $out made; `step`,
+# Sourced by the per-session device scripts (tools/gpu_s21.sh ... gpu_s24.sh): $out made; `step`,
 # which runs a step only if the call has the seconds it needs left (LIMIT, default 560 s of the
 # device's 600 s per call), so that a call cut short still brings back what ran.
-# The shared steps below (check_keys, gpu_tests) follow it, then abr (an A/B through gpu_ab.sh) and
-# card_name.
+# The shared steps below (check_keys, gpu_tests) follow it, then abr (an A/B through gpu_ab.sh),
+# timeline (CTA stamps) and card_name.
 out=${OUT:-/tmp/out}
 mkdir -p "$out"
 limit=${LIMIT:-560}
@@ -28,5 +28,12 @@ gpu_tests() {
 }
 # abr VARIANTS MODELS MS ROWS FILE: tools/gpu_ab.sh's table of those variants, also in $out/FILE.
 abr() { VARIANTS="$1" MODELS=$2 MS=$3 ROWS="$4" OUT=$out tools/gpu_ab.sh | tee "$out/$5"; }
+# timeline NAME TUNE [MODEL]: M=1, the pairs' CTA stamps, appended to tl_all.log
+timeline() {
+  echo "-- timeline $1 ($2) ${3:-deepseek-v3}" | tee -a "$out/tl_all.log"
+  MOEGEMV_CACHE_DIR=/tmp/cache_tl_$1 MOEGEMV_TUNE="${2:+$2,}gu_timeline=1,dc_timeline=1" timeout 100 \
+    .gpubin/${TL_BIN:-moegemv} bench --timeline --timeline-replays 3 --model "${3:-deepseek-v3}" --m 1 \
+    --batches 3 2>&1 | tee -a "$out/tl_all.log" | grep -aE "M=1 pair|wait return to last end" | cut -c1-200
+}
 # card_name: this machine's first GPU, as nvidia-smi names it (compare numbers only within a card).
 card_name() { nvidia-smi --query-gpu=name --format=csv,noheader | head -1; }
