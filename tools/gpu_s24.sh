@@ -23,6 +23,8 @@
 #   x  on an H200: b then a; elsewhere Llama-4's CTA timelines at M=1 (gate_up's span after its
 #      wait, pair with PDL and without), its default down (168080 bytes a CTA: the 196 KB split)
 #      and dc_pipe=1 (102288: the 100 KB split, ~150 KB of L1 for the gate_up after it).
+#   w  v52 (slots 64 bytes shorter: Llama-4's down in the 164 KB split) against v51
+#      (.gpubin/moegemv_v51) at M=1 on Llama-4, DeepSeek-V3, GLM-4.5 (o n n2 o2); v52's check, tests.
 #   k  on an H200 only: the knock-outs (gpu_s23.sh k).
 set -u
 source "$(dirname "$0")/gpu_steps.sh"
@@ -46,10 +48,14 @@ a2:gu_carve=85 n2:" deepseek-v3,glm-4.5,llama4-maverick 1 " gate_up |pair|ceilin
        *H200*) "$0" b a | grep -v "^card:" ;;
        *) step timelines 70 eval 'timeline ln "" llama4-maverick; timeline l1 dc_pipe=1 llama4-maverick' ;;
      esac ;;
+  w) step v52 80 abr "o@moegemv_v51: n: n2: o2@moegemv_v51:" llama4-maverick,deepseek-v3,glm-4.5 1 \
+       " down |pair|ceiling" v52.txt
+     step check 25 check_keys v52 ""
+     step tests 30 gpu_tests v52 ;;
   v) step v51 80 abr "o@moegemv_v50: n: n2: o2@moegemv_v50:" deepseek-v3,glm-4.5 16 " down |pair|ceiling" v51.txt
      step check 40 check_keys v51 ""
      step tests 30 gpu_tests v51 ;;
-  *) echo "gpu_s24.sh: no run letter $letter (a, b, c, e, f, g, k, l, p, v, x)" >&2 ;;
+  *) echo "gpu_s24.sh: no run letter $letter (a, b, c, e, f, g, k, l, p, v, w, x)" >&2 ;;
 esac
 done
 echo "call done at ${SECONDS} s"
