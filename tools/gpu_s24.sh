@@ -23,7 +23,7 @@
 #   x  on an H200: b then a; elsewhere Llama-4's CTA timelines at M=1 (gate_up's span after its
 #      wait, pair with PDL and without), its default down (168080 bytes a CTA: the 196 KB split)
 #      and dc_pipe=1 (102288: the 100 KB split, ~150 KB of L1 for the gate_up after it).
-#   w  v52 (slots 64 bytes shorter: Llama-4's down in the 164 KB split) against v51
+#   w  v52 (branch v52-slots: slots 64 bytes shorter, Llama-4's down in the 164 KB split) against v51
 #      (.gpubin/moegemv_v51) at M=1 on Llama-4, DeepSeek-V3, GLM-4.5 (o n n2 o2); v52's check, tests.
 #   k  on an H200 only: the knock-outs (gpu_s23.sh k).
 set -u
