@@ -25,6 +25,9 @@
 #      and dc_pipe=1 (102288: the 100 KB split, ~150 KB of L1 for the gate_up after it).
 #   w  v52 (branch v52-slots: slots 64 bytes shorter, Llama-4's down in the 164 KB split) against v51
 #      (.gpubin/moegemv_v51) at M=1 on Llama-4, DeepSeek-V3, GLM-4.5 (o n n2 o2); v52's check, tests.
+#   n  Nsight Compute on gate_up alone, DeepSeek-V3 M=1, in the driver's split and in the 228 KB
+#      one (gu_carve=100): why gate_up needs L1 (hit rate, LG throttle, long scoreboard); reports
+#      ncu_ds_def_gate_up.txt, ncu_ds_c100_gate_up.txt (and the source-level csv) in $OUT.
 #   k  on an H200 only: the knock-outs (gpu_s23.sh k).
 set -u
 source "$(dirname "$0")/gpu_steps.sh"
@@ -52,10 +55,15 @@ a2:gu_carve=85 n2:" deepseek-v3,glm-4.5,llama4-maverick 1 " gate_up |pair|ceilin
        " down |pair|ceiling" v52.txt
      step check 25 check_keys v52 ""
      step tests 30 gpu_tests v52 ;;
+  n) step ncu 200 eval 'KERNELS=gate_up OUT=$out tools/gpu_profile.sh deepseek-v3 1 ds_def;
+       MOEGEMV_TUNE=gu_carve=100 MOEGEMV_CACHE_DIR=/tmp/cache_c100 KERNELS=gate_up OUT=$out \
+         tools/gpu_profile.sh deepseek-v3 1 ds_c100;
+       grep -aE "L1/TEX Hit|L2 Hit|Mem Busy|Max Bandwidth|Stall|Shared Memory Configuration|Driver Shared" \
+         "$out/ncu_ds_def_gate_up.txt" "$out/ncu_ds_c100_gate_up.txt" | cut -c1-160 | head -40' ;;
   v) step v51 80 abr "o@moegemv_v50: n: n2: o2@moegemv_v50:" deepseek-v3,glm-4.5 16 " down |pair|ceiling" v51.txt
      step check 40 check_keys v51 ""
      step tests 30 gpu_tests v51 ;;
-  *) echo "gpu_s24.sh: no run letter $letter (a, b, c, e, f, g, k, l, p, v, w, x)" >&2 ;;
+  *) echo "gpu_s24.sh: no run letter $letter (a, b, c, e, f, g, k, l, n, p, v, w, x)" >&2 ;;
 esac
 done
 echo "call done at ${SECONDS} s"
