@@ -9,7 +9,6 @@
 #include "jit/codegen.hpp"
 #include "templates/params.h"
 
-
 TEST_CASE("the streaming downs measured in session 23 fit the 196 KB split", "[codegen]") {
   using namespace moegemv;
   const Key ds{Kind::kDownCombine, 7168, 2048, 2048, 8}, glm{Kind::kDownCombine, 5120, 1536, 1536, 8};
