@@ -145,6 +145,7 @@ std::string config_defines(const KernelConfig& c, bool gate_up) {
   if (c.stream && c.wstage) d += fmt::format("#define MOEGEMV_DC_WSTAGE {}\n", c.wstage);
   if (c.stream && c.safter) d += "#define MOEGEMV_DC_SAFTER 1\n";
   if (gate_up && !c.stream && c.safter) d += "#define MOEGEMV_GU_SAFTER 1\n";
+  if (gate_up && !c.stream && c.split && c.spair) d += "#define MOEGEMV_GU_SPAIR 1\n";
   if (c.timeline) d += fmt::format("#define MOEGEMV_TIMELINE {}\n", c.timeline);
   return d;
 }
@@ -221,6 +222,7 @@ KernelConfig kernel_config(const Key& key, const std::string& tune) {
     else if (field == "shx" && gu && value <= 2) c.shx = value;
     else if (field == "safter" && value >= 0 && value <= 1) c.safter = value, safter_set = true;
     else if (field == "carve" && value <= 100) c.carve = value + 1;
+    else if (field == "spair" && gu && value <= 1) c.spair = value;
     else
       throw ArgumentError(
           "MOEGEMV_TUNE",
@@ -230,7 +232,7 @@ KernelConfig kernel_config(const Key& key, const std::string& tune) {
           "dc_rings 1..14, dc_sahead 1|2, dc_runs 1|2, dc_lanes 0..3, "
           "dc_early 0|1, dc_launch 0..2, dc_wstage 0..2, gu_m1pipe 0..8, "
           "gu_m1minb 1..16, maxreg 0|24..255, decode 0..3, bindex 0|1, dc_gcount 0|1, gu_shx 0..2, safter 0|1, "
-          "carve 0..100 (preferred % shared), "
+          "carve 0..100 (preferred % shared), gu_spair 0|1, "
           "timeline 0|1 (dc_ 0..7: mark points; diagnostic), "
           "knock 0..31 (diagnostic, wrong results)",
           item);
@@ -277,6 +279,8 @@ KernelConfig kernel_config(const Key& key, const std::string& tune) {
     if (key.h % 256 != 0) c.split = 0;  // rows split in 128-element halves: the classic tiles
   }
   if (gu && c.safter) settle_gate_up_safter(key, c);
+  if (gu && c.spair && c.safter) throw ArgumentError("MOEGEMV_TUNE", "gu_spair=1 without gu_safter=1", tune);
+  if (gu && (!c.split || key.i % 64 != 0)) c.spair = 0;  // the split tile's, in 64-feature blocks
   if (gu && !c.split && !group_set) c.group = 0;  // the default grouping comes with the split tile
   // The two-tile kernel (from M = group on): the split tile's stream of steps needs each warp to
   // have >= pipe steps per tile; a shape or config without it has none.

@@ -77,6 +77,13 @@ __device__ __forceinline__ void gate_up_routed_registers(const TileRows& rows, i
   }
 }
 
+// The routed feature a CTA computes as its logical feature l (tile * 8 + f): l itself, or with
+// MOEGEMV_GU_SPAIR the sector-paired one (params.h gate_up_spair_feature; split tile only).
+__device__ __forceinline__ int routed_feature(int l) {
+  return MOEGEMV_GU_SPAIR ? gate_up_spair_feature(l) : l;
+}
+static_assert(!(MOEGEMV_GU_SPAIR && MOEGEMV_GU_SAFTER), "gu_safter's sets are 4 rows apart (codegen refuses both)");
+
 // Routed feature i's up and gate rows (FlashInfer [up; gate] 64-row interleave) of expert
 // weights w / scales sf.
 template <int H>
@@ -97,7 +104,8 @@ __device__ __forceinline__ void gate_up_routed_split(const unsigned char* w, con
                                                      int t, int lane, unsigned long long pol,
                                                      const unsigned short* x, const XS& xs_slice,
                                                      unsigned char* smem) {
-  const TileRows rows[2] = {routed_rows<H>(w, sf, i0 + g / 2), routed_rows<H>(w, sf, i0 + 4 + g / 2)};
+  const TileRows rows[2] = {routed_rows<H>(w, sf, routed_feature(i0 + g / 2)),
+                            routed_rows<H>(w, sf, routed_feature(i0 + 4 + g / 2))};
   if constexpr (MOEGEMV_GU_SAFTER != 0) {
     static_assert(STAGED, "gu_safter: each warp stages (and scales) its own slice of x");
     // Set 1's rows (features + 4) are set 0's + 4 rows in the same 64-row block of the [up; gate]
@@ -137,7 +145,8 @@ __device__ __forceinline__ void gate_up_routed_split(const unsigned char* w, con
       store_split_partials(part, warp, 0, g, t, d0, 0);
       store_split_partials(part, warp, 1, g, t, d1, 0);
     };
-    dot.finish(rows, pol, SmemB{xs}, c0, c1, 8LL * (H / 2), first_tile);
+    constexpr int kNextRows = MOEGEMV_GU_SPAIR ? 4 : 8;  // the second tile's rows past the first's
+    dot.finish(rows, pol, SmemB{xs}, c0, c1, kNextRows * (H / 2LL), kNextRows * 16, first_tile);
   }
   store_split_partials(part, warp, 0, g, t, c0, T - 1);
   store_split_partials(part, warp, 1, g, t, c1, T - 1);
@@ -171,7 +180,7 @@ __device__ __forceinline__ void gate_up_routed(const GateUpParams& p, int cta,
     // Skipped pair (expert-parallel rank marks non-local experts -1): zeros. An id >= E is a
     // caller bug the launch cannot report synchronously: write NaN so it cannot pass unnoticed.
     if (threadIdx.x < T * kTileFeatures)
-      p.act[static_cast<long long>(pair) * I + tile * kTileFeatures + threadIdx.x] =
+      p.act[static_cast<long long>(pair) * I + routed_feature(tile * kTileFeatures + threadIdx.x)] =
           e < 0 ? 0 : 0x7FC0;
     return;
   }
@@ -228,12 +237,12 @@ __device__ __forceinline__ void gate_up_routed(const GateUpParams& p, int cta,
   if constexpr (T == 1) {
     if (threadIdx.x < kTileFeatures) {
       const int f = threadIdx.x;
-      p.act[static_cast<long long>(pair) * I + tile * kTileFeatures + f] =
+      p.act[static_cast<long long>(pair) * I + routed_feature(tile * kTileFeatures + f)] =
           silu_mul_approx(sum_partials(part, W, f, 0), sum_partials(part, W, f + 8, 0), p.alpha[e]);
     }
   } else if (threadIdx.x < T * kTileFeatures) {
     const int f = threadIdx.x % kTileFeatures, tt = threadIdx.x / kTileFeatures;  // tile tt's feature f
-    p.act[static_cast<long long>(pair) * I + (tile + tt) * kTileFeatures + f] =
+    p.act[static_cast<long long>(pair) * I + routed_feature((tile + tt) * kTileFeatures + f)] =
         silu_mul_approx(sum_partials(part, W, f, tt), sum_partials(part, W, f + 8, tt), p.alpha[e]);
   }
 }

@@ -98,6 +98,15 @@ constexpr int kStreamDownDefault = 1;
 // DeepSeek-V3 and GLM-4.5; slower on Qwen3-Next (H = 2048) and Llama-4 (K = 1).
 // (jit/codegen.cpp drops the split where H % 256 != 0.)
 MOEGEMV_HD constexpr bool gate_up_split_default(int h, int k) { return h >= 4096 && k >= 8; }
+// The routed feature that logical feature l (8 per tile, tiles in order) computes with
+// MOEGEMV_GU_SPAIR. A 64-feature block's up rows 0..63 and gate rows 64..127 are one 128-row scale
+// atom, in which a 32-byte sector holds rows r, r + 1 (r even) of each 32-row group: the up and
+// gate scales of features r, r + 1, r + 32, r + 33. Consecutive features (a tile's 4 + 4) use half
+// of each sector they fetch; here logical 64a + 8q + 4s + j is feature 64a + 4q + j + 32s, so a
+// tile's two sets (s) are 32 rows apart and share every sector, and tile q + 1 is 4 rows further.
+MOEGEMV_HD constexpr int gate_up_spair_feature(int l) {
+  return (l & ~63) | ((l >> 1) & 28) | (l & 3) | ((l & 4) << 3);
+}
 // Resident warps per SM the classic gate_up is built for: 20 (96 registers), 16 with the split
 // tile's two row sets (~128 registers); __launch_bounds__ gets them as CTAs of `warps` warps.
 MOEGEMV_HD constexpr int gate_up_min_blocks(bool split, int warps) {

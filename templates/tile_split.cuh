@@ -63,20 +63,20 @@ struct SplitDot {
   }
 
   // kTiles = 2: the tiles' 2n steps run as one stream through the ring. The second tile's rows
-  // are the first's + 8 (tile_bytes further; scales 128 bytes, as the tiles start 16-feature
-  // aligned); its loads start while the first tile's last steps compute, and at its first step
+  // are tile_bytes further and its scales tile_sf_bytes (rows + 8: 128 bytes, as the tiles start
+  // 16-feature aligned; MOEGEMV_GU_SPAIR, rows + 4: 64, in the same 32-row group); its loads start while the first tile's last steps compute, and at its first step
   // done(c0, c1) takes the first tile's sums and the sums start again. x restarts at element 0.
   template <class Done>
   __device__ __forceinline__ void finish(const TileRows (&rows)[2], unsigned long long pol,
                                          const SmemB& b, float (&c0)[4], float (&c1)[4],
-                                         long long tile_bytes, Done done) {
+                                         long long tile_bytes, int tile_sf_bytes, Done done) {
     StepPtrs p0(rows[0], e0, t), p1(rows[1], e0, t);
     BIndex g0 = static_cast<BIndex>(e0 / 8 + 4 * t);
     const int steps = kTiles * n;
     auto load = [&](int i, int j) {  // ring slot i <- step j (relative to the pointers: i + kPipe)
       if (kTiles > 1 && j == n) {
-        p0.shift(tile_bytes - 128LL * n, 128 - 2048 * n);
-        p1.shift(tile_bytes - 128LL * n, 128 - 2048 * n);
+        p0.shift(tile_bytes - 128LL * n, tile_sf_bytes - 2048 * n);
+        p1.shift(tile_bytes - 128LL * n, tile_sf_bytes - 2048 * n);
       }
       p0.load(2 * (i + kPipe), pol, ring[i][0]);
       p1.load(2 * (i + kPipe), pol, ring[i][1]);

@@ -202,6 +202,16 @@ TEST_CASE("gate_up's scale-after candidate (gu_safter=1) compiles without spills
     compiles_clean(key, "gu_safter=1,gu_shx=2", "#define MOEGEMV_GU_SHX 2");
 }
 
+TEST_CASE("gate_up's sector-paired features (gu_spair=1) compile without spills where they apply", "[nvrtc]") {
+  int compiled = 0;
+  for (const Key& key : issue_keys()) {
+    if (key.kind != Kind::kGateUp || jit::kernel_config(key, "gu_spair=1").spair == 0) continue;
+    compiles_clean(key, "gu_spair=1", "#define MOEGEMV_GU_SPAIR 1");  // with its two-tile kernel
+    ++compiled;
+  }
+  CHECK(compiled >= 2);  // the split tile: DeepSeek-V3, GLM-4.5
+}
+
 TEST_CASE("the diagnostic CTA timeline compiles into both kernels without spills", "[nvrtc]") {
   for (const char* tune : {"gu_timeline=1", "dc_timeline=1", "dc_timeline=1,dc_stream=0",
                            "dc_timeline=3", "dc_timeline=5", "dc_timeline=6", "dc_timeline=7"}) {
