@@ -145,7 +145,7 @@ std::string config_defines(const KernelConfig& c, bool gate_up) {
   if (c.stream && c.wstage) d += fmt::format("#define MOEGEMV_DC_WSTAGE {}\n", c.wstage);
   if (c.stream && c.safter) d += "#define MOEGEMV_DC_SAFTER 1\n";
   if (gate_up && !c.stream && c.safter) d += "#define MOEGEMV_GU_SAFTER 1\n";
-  if (gate_up && !c.stream && c.split && c.spair) d += "#define MOEGEMV_GU_SPAIR 1\n";
+  if (gate_up && !c.stream && c.spair) d += "#define MOEGEMV_GU_SPAIR 1\n";
   if (c.timeline) d += fmt::format("#define MOEGEMV_TIMELINE {}\n", c.timeline);
   return d;
 }
@@ -253,6 +253,7 @@ KernelConfig kernel_config(const Key& key, const std::string& tune) {
       if (!gu && s.safter && !maxreg_set && s.maxreg == 0)
         s.maxreg = down_safter_register_cap(kernel_config(Key{Kind::kGateUp, key.h, key.i, key.si, key.k}, tune), s);
       if (gu && s.safter) settle_gate_up_safter(key, s);
+      s.spair = 0;  // the classic tiles' (MOEGEMV_GU_SPAIR)
       return s;
     }
     // The shape cannot take the streaming kernel (K lengths, shared memory): the classic one (the
@@ -280,7 +281,7 @@ KernelConfig kernel_config(const Key& key, const std::string& tune) {
   }
   if (gu && c.safter) settle_gate_up_safter(key, c);
   if (gu && c.spair && c.safter) throw ArgumentError("MOEGEMV_TUNE", "gu_spair=1 without gu_safter=1", tune);
-  if (gu && (!c.split || key.i % 64 != 0)) c.spair = 0;  // the split tile's, in 64-feature blocks
+  if (gu && (c.stream || key.i % 64 != 0)) c.spair = 0;  // the classic tiles', in 64-feature blocks
   if (gu && !c.split && !group_set) c.group = 0;  // the default grouping comes with the split tile
   // The two-tile kernel (from M = group on): the split tile's stream of steps needs each warp to
   // have >= pipe steps per tile; a shape or config without it has none.

@@ -78,7 +78,8 @@ __device__ __forceinline__ void gate_up_routed_registers(const TileRows& rows, i
 }
 
 // The routed feature a CTA computes as its logical feature l (tile * 8 + f): l itself, or with
-// MOEGEMV_GU_SPAIR the sector-paired one (params.h gate_up_spair_feature; split tile only).
+// MOEGEMV_GU_SPAIR the sector-paired one (params.h gate_up_spair_feature). The split tile's set s
+// and the 16-row tile's lanes g = 4s + j alike (the grouped tiles of gate_up_group.cuh keep l).
 __device__ __forceinline__ int routed_feature(int l) {
   return MOEGEMV_GU_SPAIR ? gate_up_spair_feature(l) : l;
 }
@@ -219,7 +220,7 @@ __device__ __forceinline__ void gate_up_routed(const GateUpParams& p, int cta,
     gate_up_routed_split<H, W, PIPE, kStaged, T>(w, sf, tile * kTileFeatures, first, last, warp, g, t, lane,
                                               pol, x, xs_slice, smem);
   } else {
-    const TileRows rows = routed_rows<H>(w, sf, tile * kTileFeatures + g);
+    const TileRows rows = routed_rows<H>(w, sf, routed_feature(tile * kTileFeatures + g));
     float c[4] = {0.f, 0.f, 0.f, 0.f};
     if constexpr (RING) {
       unsigned char* ring = smem + H * 2 + gate_up_partials_bytes(W) + warp * RingDot<PIPE>::kWarpBytes;

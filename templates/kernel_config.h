@@ -104,7 +104,7 @@
 #define MOEGEMV_GU_SAFTER 0
 #endif
 
-// MOEGEMV_GU_SPAIR (session 24, opt-in, not yet measured): 1 = each routed split-tile CTA takes
+// MOEGEMV_GU_SPAIR (session 24, opt-in, not yet measured): 1 = each routed CTA (classic tiles) takes
 // features whose block scales share 32-byte sectors (params.h gate_up_spair_feature), so that its
 // scale loads use every byte they fetch; 0 = consecutive features (half of each sector used).
 #ifndef MOEGEMV_GU_SPAIR
@@ -174,7 +174,7 @@ struct KernelConfig {
                    // tile split (MOEGEMV_GU_SHX)
   int safter;      // 1 = block scales applied after the mma: the streaming down (MOEGEMV_DC_SAFTER),
                    // gate_up's routed split tile (MOEGEMV_GU_SAFTER)
-  int spair;       // gate_up's routed split tile: 1 = features paired by scale sector (MOEGEMV_GU_SPAIR)
+  int spair;       // gate_up's routed tiles: 1 = features paired by scale sector (MOEGEMV_GU_SPAIR)
   int carve;       // 0: the driver's L1/shared split; P + 1: a preferred carveout of P percent
                    // shared (gu_|dc_carve=P, set on the loaded functions; a hint, no source change)
 };

@@ -28,10 +28,10 @@
 #   n  Nsight Compute on gate_up alone, DeepSeek-V3 M=1, in the driver's split and in the 228 KB
 #      one (gu_carve=100): why gate_up needs L1 (hit rate, LG throttle, long scoreboard); reports
 #      ncu_ds_def_gate_up.txt, ncu_ds_c100_gate_up.txt (and the source-level csv) in $OUT.
-#   s  gu_spair=1 (gate_up's routed split tiles take sector-paired features: half the scale sectors)
-#      against the default: gate_up and the pairs, DeepSeek-V3 and GLM-4.5 at M = 1, 4, 16
-#      (n s s2 n2); then in the 228 KB split (gu_carve=100 with and without it); its check
-#      (should print the default's lines: the same sums, other CTAs).
+#   s  gu_spair=1 (gate_up's routed tiles take sector-paired features: half the scale sectors)
+#      against the default: gate_up and the pairs, DeepSeek-V3, GLM-4.5 (split tiles) and Llama-4
+#      (16-row tiles) at M = 1, 4 (n s s2 n2); then in the 228 KB split (gu_carve=100 with and
+#      without it); its check (should print the default's lines: the same sums, other CTAs).
 #   k  on an H200 only: the knock-outs (gpu_s23.sh k).
 set -u
 source "$(dirname "$0")/gpu_steps.sh"
@@ -64,10 +64,10 @@ a2:gu_carve=85 n2:" deepseek-v3,glm-4.5,llama4-maverick 1 " gate_up |pair|ceilin
          tools/gpu_profile.sh deepseek-v3 1 ds_c100;
        grep -aE "L1/TEX Hit|L2 Hit|Mem Busy|Max Bandwidth|Stall|Shared Memory Configuration|Driver Shared" \
          "$out/ncu_ds_def_gate_up.txt" "$out/ncu_ds_c100_gate_up.txt" | cut -c1-160 | head -40' ;;
-  s) step spair 150 abr "n: s:gu_spair=1 s2:gu_spair=1 n2:" deepseek-v3,glm-4.5 1,4,16 \
+  s) step spair 150 abr "n: s:gu_spair=1 s2:gu_spair=1 n2:" deepseek-v3,glm-4.5,llama4-maverick 1,4 \
        " gate_up |pair|ceiling" spair.txt
      step spair_l1 60 abr "c:gu_carve=100 sc:gu_carve=100,gu_spair=1 sc2:gu_carve=100,gu_spair=1 c2:gu_carve=100" \
-       deepseek-v3,glm-4.5 1 " gate_up |ceiling" spair_l1.txt
+       deepseek-v3,llama4-maverick 1 " gate_up |ceiling" spair_l1.txt
      step check 25 check_keys spair gu_spair=1 ;;
   v) step v51 80 abr "o@moegemv_v50: n: n2: o2@moegemv_v50:" deepseek-v3,glm-4.5 16 " down |pair|ceiling" v51.txt
      step check 40 check_keys v51 ""

@@ -209,7 +209,7 @@ TEST_CASE("gate_up's sector-paired features (gu_spair=1) compile without spills 
     compiles_clean(key, "gu_spair=1", "#define MOEGEMV_GU_SPAIR 1");  // with its two-tile kernel
     ++compiled;
   }
-  CHECK(compiled >= 2);  // the split tile: DeepSeek-V3, GLM-4.5
+  CHECK(compiled >= 6);  // the split tile (DeepSeek-V3, GLM-4.5) and the 16-row one (the rest)
 }
 
 TEST_CASE("the diagnostic CTA timeline compiles into both kernels without spills", "[nvrtc]") {

@@ -1,6 +1,6 @@
 // gate_up's sector-paired features (MOEGEMV_GU_SPAIR, gu_spair=1; session 24, opt-in): which
-// features a routed split-tile CTA computes, checked against the 128x4 scale swizzle (SPEC section
-// 2) on the host. `MOEGEMV_TUNE=gu_spair=1 moegemv check` is the test of the kernels themselves.
+// features a routed CTA computes (split or 16-row tile), checked against the 128x4 scale swizzle
+// (SPEC section 2) on the host. `MOEGEMV_TUNE=gu_spair=1 moegemv check` is the test of the kernels themselves.
 #include <catch2/catch.hpp>
 
 #include <set>
@@ -70,9 +70,11 @@ TEST_CASE("gu_spair=1: where it applies, its define and errors", "[codegen]") {
   CHECK(jit::kernel_config(ds, "gu_spair=1").spair == 1);
   CHECK(jit::generate_source(ds, "sm_90", "gu_spair=1").find("#define MOEGEMV_GU_SPAIR 1") != std::string::npos);
   CHECK(jit::generate_source(ds, "sm_90", "").find("MOEGEMV_GU_SPAIR") == std::string::npos);
-  // The split tile's only: Qwen3-Next's 16-row tiles (no split by default) ignore it.
-  CHECK(jit::kernel_config(qwen, "gu_spair=1").spair == 0);
-  CHECK(jit::generate_source(qwen, "sm_90", "gu_spair=1").find("MOEGEMV_GU_SPAIR") == std::string::npos);
+  // The 16-row tiles take it too (Qwen3-Next: no split); the streaming gate_up does not.
+  CHECK(jit::kernel_config(qwen, "gu_spair=1").spair == 1);
+  CHECK(jit::generate_source(qwen, "sm_90", "gu_spair=1").find("#define MOEGEMV_GU_SPAIR 1") != std::string::npos);
+  CHECK(jit::kernel_config(qwen, "gu_spair=1,gu_stream=1").spair == 0);
+  CHECK(jit::generate_source(qwen, "sm_90", "gu_spair=1,gu_stream=1").find("MOEGEMV_GU_SPAIR") == std::string::npos);
   CHECK_THROWS_WITH(jit::kernel_config(ds, "gu_spair=1,gu_safter=1"), Catch::Contains("gu_spair=1"));
   CHECK_THROWS_AS(jit::kernel_config(ds, "gu_spair=2"), ArgumentError);
   CHECK(jit::kernel_config(Key{Kind::kDownCombine, 7168, 2048, 2048, 8}, "gu_spair=1").spair == 0);
