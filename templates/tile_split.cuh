@@ -64,8 +64,9 @@ struct SplitDot {
 
   // kTiles = 2: the tiles' 2n steps run as one stream through the ring. The second tile's rows
   // are tile_bytes further and its scales tile_sf_bytes (rows + 8: 128 bytes, as the tiles start
-  // 16-feature aligned; MOEGEMV_GU_SPAIR, rows + 4: 64, in the same 32-row group); its loads start while the first tile's last steps compute, and at its first step
-  // done(c0, c1) takes the first tile's sums and the sums start again. x restarts at element 0.
+  // 16-feature aligned; MOEGEMV_GU_SPAIR, rows + 4: 64, in the same 32-row group); its loads
+  // start while the first tile's last steps compute, and at its first step done(c0, c1) takes the
+  // first tile's sums and the sums start again. x restarts at element 0.
   template <class Done>
   __device__ __forceinline__ void finish(const TileRows (&rows)[2], unsigned long long pol,
                                          const SmemB& b, float (&c0)[4], float (&c1)[4],
