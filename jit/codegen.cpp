@@ -281,7 +281,6 @@ KernelConfig kernel_config(const Key& key, const std::string& tune) {
   }
   if (gu && c.safter) settle_gate_up_safter(key, c);
   if (gu && c.spair && c.safter) throw ArgumentError("MOEGEMV_TUNE", "gu_spair=1 without gu_safter=1", tune);
-  if (gu && (c.stream || key.i % 64 != 0)) c.spair = 0;  // the classic tiles', in 64-feature blocks
   if (gu && !c.split && !group_set) c.group = 0;  // the default grouping comes with the split tile
   // The two-tile kernel (from M = group on): the split tile's stream of steps needs each warp to
   // have >= pipe steps per tile; a shape or config without it has none.

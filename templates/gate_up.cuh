@@ -80,7 +80,7 @@ __device__ __forceinline__ void gate_up_routed_registers(const TileRows& rows, i
 // The routed feature a CTA computes as its logical feature l (tile * 8 + f): l itself, or with
 // MOEGEMV_GU_SPAIR the sector-paired one (params.h gate_up_spair_feature). The split tile's set s
 // and the 16-row tile's lanes g = 4s + j alike (the grouped tiles of gate_up_group.cuh keep l).
-__device__ __forceinline__ int routed_feature(int l) {
+__device__ __forceinline__ constexpr int routed_feature(int l) {
   return MOEGEMV_GU_SPAIR ? gate_up_spair_feature(l) : l;
 }
 static_assert(!(MOEGEMV_GU_SPAIR && MOEGEMV_GU_SAFTER), "gu_safter's sets are 4 rows apart (codegen refuses both)");
@@ -146,7 +146,8 @@ __device__ __forceinline__ void gate_up_routed_split(const unsigned char* w, con
       store_split_partials(part, warp, 0, g, t, d0, 0);
       store_split_partials(part, warp, 1, g, t, d1, 0);
     };
-    constexpr int kNextRows = MOEGEMV_GU_SPAIR ? 4 : 8;  // the second tile's rows past the first's
+    // The second tile's rows past the first's (8, or 4 with MOEGEMV_GU_SPAIR), from the map itself.
+    constexpr int kNextRows = routed_feature(kTileFeatures) - routed_feature(0);
     dot.finish(rows, pol, SmemB{xs}, c0, c1, kNextRows * (H / 2LL), kNextRows * 16, first_tile);
   }
   store_split_partials(part, warp, 0, g, t, c0, T - 1);
