@@ -288,6 +288,7 @@ constexpr int kMaxSmemBytes = 227 * 1024;
 // DeepSeek-V3). The downs keep to the 196 KB split where it costs them little.
 constexpr int kSmemCtaReserveBytes = 1024;
 constexpr int kSmemSplit196Bytes = 196 * 1024 - kSmemCtaReserveBytes;  // dynamic bytes per CTA
+constexpr int kSmemSplit164Bytes = 164 * 1024 - kSmemCtaReserveBytes;  // (92 KB of L1)
 constexpr int kMaxBlockWarps = 32;  // 1024 threads per CTA
 
 // ---- Persistent streaming kernels (stream = 1; templates/stream.cuh) ----
@@ -350,8 +351,11 @@ MOEGEMV_HD constexpr int down_stream_max_steps(int i, int si, int chunks) {
   return ceil_div(down_stream_half_steps(i > si ? i : si), chunks);
 }
 MOEGEMV_HD constexpr int down_stream_units(int m, int h) { return m * (h / 8); }
-// Rows 0..3 and rows 4..7 as two runs, the second 64 bytes past the first's end.
-MOEGEMV_HD constexpr int down_stream_slot_bytes(int i, int si) { return 4 * (i > si ? i : si) + 128; }
+// Rows 0..3 and rows 4..7 as two runs, the second 64 bytes past the first's end (stream.cuh
+// kRunPad); the next slot starts right after (v52, session 24: 64 bytes less a slot, each slot
+// still 16-byte aligned as the bulk copies need; it put Llama-4's down, 167056 bytes before, under
+// the 164 KB split, so that the next gate_up keeps 92 KB of L1 under PDL instead of 60).
+MOEGEMV_HD constexpr int down_stream_slot_bytes(int i, int si) { return 4 * (i > si ? i : si) + 64; }
 // Per token: the K router weights, alpha2[e], 0 skip / 1 valid / 2 bad, and ids.
 MOEGEMV_HD constexpr int down_stream_token_bytes(int k) { return ceil_div(4 * k * 4, 16) * 16; }
 // The scale-after form (slot_after.cuh, dc_safter=1): act is staged x 2^kSafterActShift, so a
