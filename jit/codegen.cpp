@@ -260,7 +260,7 @@ KernelConfig kernel_config(const Key& key, const std::string& tune) {
     // diagnostic timeline, a register cap and the code-form knobs, asked for, stay; a mark point
     // becomes the PDL wait; the streaming down's default cap does not apply).
     const int timeline = c.timeline, maxreg = maxreg_set ? c.maxreg : 0, decode = c.decode,
-              bindex = c.bindex, carve = c.carve;
+              bindex = c.bindex, carve = c.carve, spair = c.spair;
     const int safter = gu ? c.safter : 0;  // gu_safter is the classic tiles'; dc_safter the stream's
     c = gu ? default_gate_up_config(key.h, key.k) : default_down_config(key.h, key.i, key.si, key.k);
     c.stream = 0;
@@ -270,6 +270,7 @@ KernelConfig kernel_config(const Key& key, const std::string& tune) {
     c.decode = decode;
     c.bindex = bindex;
     c.carve = carve;
+    c.spair = spair;
   }
   if (!c.stream) c.wstage = 0;  // the per-warp staging is the streaming down's
   if (gu && c.split) {
