@@ -104,9 +104,10 @@
 #define MOEGEMV_GU_SAFTER 0
 #endif
 
-// MOEGEMV_GU_SPAIR (session 24, opt-in; session 25: gate_up -0.8..+0.2% at M=1, no default): 1 = each routed CTA (classic tiles) takes
-// features whose block scales share 32-byte sectors (params.h gate_up_spair_feature), so that its
-// scale loads use every byte they fetch; 0 = consecutive features (half of each sector used).
+// MOEGEMV_GU_SPAIR (session 24, opt-in; session 25: gate_up -0.8..+0.2% at M=1, not a default):
+// 1 = each routed CTA (classic tiles) takes features whose block scales share 32-byte sectors
+// (params.h gate_up_spair_feature), so that its scale loads use every byte they fetch; 0 =
+// consecutive features (half of each sector used).
 #ifndef MOEGEMV_GU_SPAIR
 #define MOEGEMV_GU_SPAIR 0
 #endif

@@ -23,7 +23,7 @@ case $letter in
   d) step ds_safter 70 abr "n@moegemv_v52: c@moegemv_v52:dc_safter=1 c2@moegemv_v52:dc_safter=1 n2@moegemv_v52:" deepseek-v3 1,2,4 \
        " down |pair|ceiling" ds_safter.txt ;;
   p) step glm_pipe 45 abr "n@moegemv_v52: p@moegemv_v52:dc_pipe=2 p2@moegemv_v52:dc_pipe=2 n2@moegemv_v52:" glm-4.5 1,4 " down |pair|ceiling" glm_pipe.txt ;;
-  c) step check 25 check_keys both gu_spair=1,dc_safter=1 ;;  # on the build (v53: both default)
+  c) step check 25 check_keys both gu_spair=1,dc_safter=1 ;;
   v) step v53 140 abr "o@moegemv_v52: n: n2: o2@moegemv_v52:" deepseek-v3,glm-4.5,llama4-maverick,qwen3-next 1,4 \
        " gate_up | down |pair|ceiling" v53.txt
      step check 25 check_keys v53 ""
