@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Session 25's device plan (build: main, `make gpubin`; carry [".gpubin"]). The card is printed
 # first: compare numbers only within a call. Letters run in order; a step that no longer fits the
-# call's LIMIT is skipped and says so. Earlier letters: tools/gpu_s24.sh (b: closing bench).
+# call's LIMIT is skipped and says so; NEED=H200 stops on any other card. Earlier letters:
+# tools/gpu_s24.sh.
 #   s  gu_spair=1 against the default, DeepSeek-V3 and GLM-4.5 (split tiles), M = 1, 2, 4.
 #   d  DeepSeek-V3's dc_safter=1 against the default, M = 1, 2, 4.
 #   p  GLM-4.5's dc_pipe=2 against the default, M = 1, 4.
@@ -16,6 +17,9 @@
 set -u
 source "$(dirname "$0")/gpu_steps.sh"
 card=$(card_name); echo "card: $card"
+# NEED=H200 (or any part of a card's name): stop at once on another card, so that a call that only an
+# H200 can answer costs the machine's start, not the run (session 25's call 8).
+case $card in *"${NEED:-}"*) ;; *) echo "not a ${NEED} card: stopping"; exit 0 ;; esac
 for letter in "$@"; do
 case $letter in
   s) step spair 110 abr "n@moegemv_v52: s@moegemv_v52:gu_spair=1 s2@moegemv_v52:gu_spair=1 n2@moegemv_v52:" deepseek-v3,glm-4.5 1,2,4 \
