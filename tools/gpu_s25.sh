@@ -13,6 +13,9 @@
 #   o  gate_up's steps in flight against its warps per SM (DeepSeek-V3, GLM-4.5, M = 1, 4): the
 #      default (2 steps, 4 CTAs of 4 warps, 128 registers) against gu_pipe=3,gu_minb=3 (12 warps,
 #      3 steps, 163 registers, no spill) and gu_pipe=4,gu_minb=2 (8 warps, 4 steps, 236).
+#   r  gate_up's weights through the per-warp cp.async ring (gu_ring=1: the 16-row tiles, ~94
+#      registers, 5 CTAs/SM) 2, 4 and 6 steps deep (ra, rb, rc) against the default, DeepSeek-V3 and GLM-4.5,
+#      M=1 (session 1's v4a: no change then, with the weight-load stall 27% -> 5% of samples).
 #   b  the build's closing bench (all presets and M, --seed 1): s25.json, s25.log.
 set -u
 source "$(dirname "$0")/gpu_steps.sh"
@@ -34,9 +37,11 @@ case $letter in
      step tests 30 gpu_tests v53 ;;
   o) step depth 100 abr "n: a:gu_pipe=3,gu_minb=3 b:gu_pipe=4,gu_minb=2 b2:gu_pipe=4,gu_minb=2 \
 a2:gu_pipe=3,gu_minb=3 n2:" deepseek-v3,glm-4.5 1,4 " gate_up |pair_pdl|ceiling" depth.txt ;;
+  r) step ring 90 abr "n: ra:gu_ring=1 rb:gu_ring=1,gu_pipe=4 rc:gu_ring=1,gu_pipe=6 rc2:gu_ring=1,gu_pipe=6 \
+rb2:gu_ring=1,gu_pipe=4 ra2:gu_ring=1 n2:" deepseek-v3,glm-4.5 1 " gate_up |pair_pdl|ceiling" ring.txt ;;
   b) MOEGEMV_CACHE_DIR=/tmp/cache_close step bench 60 eval 'timeout 150 .gpubin/moegemv bench --seed 1 \
        --json "$out/s25.json" > "$out/s25.log" 2>&1; echo "bench rc=$?"; grep -a "M=1 .*pair\|ceiling:" "$out/s25.log"' ;;
-  *) echo "gpu_s25.sh: no run letter $letter (b, c, d, o, p, s, v)" >&2 ;;
+  *) echo "gpu_s25.sh: no run letter $letter (b, c, d, o, p, r, s, v)" >&2 ;;
 esac
 done
 echo "call done at ${SECONDS} s"
