@@ -69,6 +69,7 @@ std::string many_token_kernel_name(const Key& key) { return kernel_name(key) + "
 // (kernel_config sets tiles to 1 where the classic kernel cannot take two: no split tile, no
 // grouping, too few steps per warp.)
 bool has_many_token_kernel(const KernelConfig& c) { return !c.stream && c.tiles == 2; }
+int many_token_min_m(const KernelConfig& c) { return c.tiles_min_m ? c.tiles_min_m : c.group; }
 
 namespace {
 
@@ -203,6 +204,7 @@ KernelConfig kernel_config(const Key& key, const std::string& tune) {
     else if (field == "group" && (value == 0 || (value >= 2 && value <= (gu ? 1024 : kDownGroupMaxM))))
       c.group = value, group_set = true;
     else if (field == "tiles" && gu && (value == 1 || value == 2)) c.tiles = value;
+    else if (field == "tmin" && gu && value >= 1 && value <= kGroupMaxPairs) c.tiles_min_m = value;
     else if (field == "rings" && !gu && value >= 1 && value <= kDownGroupMaxRings) c.rings = value;
     else if (field == "sahead" && !gu && (value == 1 || value == 2)) c.sahead = value;
     else if (field == "runs" && !gu && (value == 1 || value == 2)) c.runs = value;
@@ -228,7 +230,7 @@ KernelConfig kernel_config(const Key& key, const std::string& tune) {
           "MOEGEMV_TUNE",
           "warps 1..32, pipe 1..8, direct 0|1, minb 1..16, l2 0|1, gu_ring 0|1, "
           "dc_ring 0|1|2, split 0|1, stream 0|1, dc_chunks 1..16, gu_slots 1..8, "
-          "gu_stage 0|1, gu_order 0|1, gu_group 0|2..1024, gu_tiles 1|2, dc_group 0|2..16, "
+          "gu_stage 0|1, gu_order 0|1, gu_group 0|2..1024, gu_tiles 1|2, gu_tmin 1..256, dc_group 0|2..16, "
           "dc_rings 1..14, dc_sahead 1|2, dc_runs 1|2, dc_lanes 0..3, "
           "dc_early 0|1, dc_launch 0..2, dc_wstage 0..2, gu_m1pipe 0..8, "
           "gu_m1minb 1..16, maxreg 0|24..255, decode 0..3, bindex 0|1, dc_gcount 0|1, gu_shx 0..2, safter 0|1, "

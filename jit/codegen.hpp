@@ -21,6 +21,8 @@ bool has_single_token_kernel(const KernelConfig& config);
 // gate_up's second kernel for M >= config.group: two 8-feature tiles per routed CTA (session 13).
 std::string many_token_kernel_name(const Key& key);
 bool has_many_token_kernel(const KernelConfig& config);
+/// The M from which the launcher takes the two-tile kernel: gu_tmin, else the grouping's M.
+int many_token_min_m(const KernelConfig& config);
 /// The streaming down's second kernel, repeated experts grouped (templates/down_group.cuh), run
 /// from M = config.group to kDownGroupMaxM: "<kernel_name>_group", and its instantiation (its
 /// producer one lane per ring where config.lanes or down_group_lanes_default says so).

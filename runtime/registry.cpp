@@ -111,7 +111,7 @@ KernelPtr load(const Key& key, const std::string& arch) {
       kernel->tile_rows = config.stream ? 8 : down_tile_rows(key.i, key.si, config.split != 0);
       if (jit::has_many_token_kernel(config)) {
         kernel->many_token = function(jit::many_token_kernel_name(key));
-        kernel->many_token_min_m = config.group;
+        kernel->many_token_min_m = jit::many_token_min_m(config);
       }
       if (config.stream && key.kind == Kind::kGateUp) kernel->x_slots = config.slots;
       if (config.ring == 2 || config.stream) {

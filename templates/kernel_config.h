@@ -150,6 +150,8 @@ struct KernelConfig {
   int group;       // from M = group on (0: never), pairs sharing an expert are computed once as
                    // mma columns (gate_up: MOEGEMV_GU_GROUP; the streaming down: down_group.cuh)
   int tiles;       // gate_up, split tile: 2 = a second kernel, two 8-feature tiles per routed CTA
+  int tiles_min_m; // ... launched from M = tiles_min_m on (0: from M = group; gu_tmin, a launch-time
+                   // experiment, no source change; session 25)
   int rings;       // the grouped down's rings (0: the default, down_group_rings)
   int sahead;      // streaming down_combine: block scales 1 or 2 units ahead (MOEGEMV_DC_SAHEAD,
                    // stream.cuh ScaleFeed); 0 in gate_up

@@ -16,6 +16,9 @@
 #   r  gate_up's weights through the per-warp cp.async ring (gu_ring=1: the 16-row tiles, ~94
 #      registers, 5 CTAs/SM) 2, 4 and 6 steps deep (ra, rb, rc) against the default, DeepSeek-V3 and GLM-4.5,
 #      M=1 (session 1's v4a: no change then, with the weight-load stall 27% -> 5% of samples).
+#   t  gate_up's two-tile kernel (two 8-feature tiles per routed CTA, the second tile's loads under
+#      the first's end) from M = 1 (gu_tmin=1) against the default (from M = 8), DeepSeek-V3 and
+#      GLM-4.5 at M = 1, 2, 4; then its check (the same sums: the check prints the default's lines).
 #   b  the build's closing bench (all presets and M, --seed 1): s25.json, s25.log.
 set -u
 source "$(dirname "$0")/gpu_steps.sh"
@@ -39,9 +42,11 @@ case $letter in
 a2:gu_pipe=3,gu_minb=3 n2:" deepseek-v3,glm-4.5 1,4 " gate_up |pair_pdl|ceiling" depth.txt ;;
   r) step ring 90 abr "n: ra:gu_ring=1 rb:gu_ring=1,gu_pipe=4 rc:gu_ring=1,gu_pipe=6 rc2:gu_ring=1,gu_pipe=6 \
 rb2:gu_ring=1,gu_pipe=4 ra2:gu_ring=1 n2:" deepseek-v3,glm-4.5 1 " gate_up |pair_pdl|ceiling" ring.txt ;;
+  t) step tmin 80 abr "n: t:gu_tmin=1 t2:gu_tmin=1 n2:" deepseek-v3,glm-4.5 1,2,4 " gate_up |pair_pdl|ceiling" tmin.txt
+     step check 25 check_keys tmin gu_tmin=1 ;;
   b) MOEGEMV_CACHE_DIR=/tmp/cache_close step bench 60 eval 'timeout 150 .gpubin/moegemv bench --seed 1 \
        --json "$out/s25.json" > "$out/s25.log" 2>&1; echo "bench rc=$?"; grep -a "M=1 .*pair\|ceiling:" "$out/s25.log"' ;;
-  *) echo "gpu_s25.sh: no run letter $letter (b, c, d, o, p, r, s, v)" >&2 ;;
+  *) echo "gpu_s25.sh: no run letter $letter (b, c, d, o, p, r, s, t, v)" >&2 ;;
 esac
 done
 echo "call done at ${SECONDS} s"

@@ -41,6 +41,15 @@ TEST_CASE("gate_up has a two-tile kernel for M >= group where the split tile gro
   CHECK_FALSE(jit::has_many_token_kernel(jit::kernel_config(Key{Kind::kGateUp, 2048, 512, 512, 10}, "")));
   CHECK_FALSE(jit::has_many_token_kernel(jit::kernel_config(Key{Kind::kDownCombine, 7168, 2048, 2048, 8}, "")));
   CHECK_THROWS_WITH(jit::kernel_config(kDeepSeek, "gu_tiles=3"), Catch::Contains("gu_tiles=3"));
+  // gu_tmin (session 25): the two-tile kernel from M = N instead of the grouping's M; the source
+  // (and so the cubin) stays the same: the launcher reads it.
+  CHECK(jit::many_token_min_m(jit::kernel_config(kDeepSeek, "")) == kGateUpGroupDefault);
+  CHECK(jit::many_token_min_m(jit::kernel_config(kDeepSeek, "gu_tmin=1")) == 1);
+  CHECK(jit::generate_source(kDeepSeek, "sm_90", "gu_tmin=1") == jit::generate_source(kDeepSeek, "sm_90", ""));
+  CHECK(gate_up_two_tiles(1, 8, jit::many_token_min_m(jit::kernel_config(kDeepSeek, "gu_tmin=1"))));
+  CHECK_THROWS_WITH(jit::kernel_config(kDeepSeek, "gu_tmin=0"), Catch::Contains("gu_tmin=0"));
+  CHECK_THROWS_WITH(jit::kernel_config(Key{Kind::kDownCombine, 7168, 2048, 2048, 8}, "dc_tmin=1"),
+                    Catch::Contains("dc_tmin=1"));
   // The launcher takes it from M = group on while the grid is grouped (M * K <= 256 pairs).
   CHECK_FALSE(gate_up_two_tiles(4, 8, 8));
   CHECK(gate_up_two_tiles(8, 8, 8));
