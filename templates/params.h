@@ -217,9 +217,9 @@ constexpr int kDownWarpStageMaxSegments = 14;
 // Qwen3-Next -0.9..-1.3 / -0.6..-0.7%. Not on DeepSeek-V3's shape (I >= 2048 with K >= 8): its pair
 // with PDL lost 1.8-1.9% in both calls (without PDL -1.4%), and capped it lost more. Session 23
 // found why: that down needed the SM's 228 KB shared-memory split, in which the next gate_up ran
-// 8-10 us longer under PDL; in v50's layout it fits 196 KB and no longer loses under PDL, but on
-// an H100 gains nothing either (+0.3%); on the H200 not measured. jit/codegen.cpp turns it off
-// where its conditions do not hold.
+// 8-10 us longer under PDL; in v50's layout it fits 196 KB and no longer loses under PDL. Session
+// 25 (M=1): the down -2.6% on an H200, +4.3% on an H100, the pair with PDL -0.5 / 0.0%: still off.
+// jit/codegen.cpp turns it off where its conditions do not hold.
 // kDownSafterByDefault: ON from v48. Session 22, against the build before, pair with PDL at M = 1
 // / 4: H200 GLM-4.5 -1.4 / -2.0%, Llama-4 -2.0 / -3.7%, Qwen3-Next -1.0 / -1.2% (H100 -1.2 / -1.8,
 // -0.5 / -3.0, -1.0 / -0.6%); checks as before.

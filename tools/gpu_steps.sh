@@ -2,7 +2,7 @@
 # which runs a step only if the call has the seconds it needs left (LIMIT, default 560 s of the
 # device's 600 s per call), so that a call cut short still brings back what ran.
 # The shared steps below (check_keys, gpu_tests) follow it, then abr (an A/B through gpu_ab.sh),
-# timeline (CTA stamps) and card_name.
+# timeline (CTA stamps), card_name and the NEED guard.
 out=${OUT:-/tmp/out}
 mkdir -p "$out"
 limit=${LIMIT:-560}
@@ -37,3 +37,6 @@ timeline() {
 }
 # card_name: this machine's first GPU, as nvidia-smi names it (compare numbers only within a card).
 card_name() { nvidia-smi --query-gpu=name --format=csv,noheader | head -1; }
+# NEED=H200 (or any part of a card's name): a script that sources this stops at once on another
+# card, so that a call only that card can answer costs the machine's start, not the run (session 25).
+case $(card_name 2>/dev/null) in *"${NEED:-}"*) ;; *) echo "not a ${NEED} card ($(card_name)): stopping"; exit 0 ;; esac
