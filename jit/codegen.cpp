@@ -73,60 +73,6 @@ int many_token_min_m(const KernelConfig& c) { return c.tiles_min_m ? c.tiles_min
 
 namespace {
 
-int config_smem(const Key& key, const KernelConfig& c) {
-  if (key.kind == Kind::kGateUp)
-    return c.stream ? gate_up_stream_smem_bytes(key.h, c) : gate_up_smem_bytes(key.h, c);
-  return c.stream ? down_stream_smem_bytes(key.i, key.si, key.k, c)
-                  : down_smem_bytes(key.i, key.si, key.k, c);
-}
-
-// Fills the streaming config's unset fields: gate_up 8 consumer warps; down enough warps per
-// segment (chunks) for kDownStreamTargetWarps consumer warps, at least down_stream_chunks_min;
-// the deepest ring (<= 4 slots) that fits, then as many x tokens (<= 8) as the rest of shared
-// memory holds. False when the shape cannot take it.
-bool complete_stream_config(const Key& key, KernelConfig& c, bool pipe_set, bool warps_set) {
-  const bool gu = key.kind == Kind::kGateUp;
-  if (gu && !warps_set) c.warps = 8;
-  if (!gu && c.chunks == 0) {
-    c.chunks = down_stream_chunks_min(key.i, key.k);
-    if (!down_stream_fits(key.i, key.si, key.k, c.chunks)) c.chunks = 1;
-    while (down_stream_warps(key.si, key.k, c.chunks) < kDownStreamTargetWarps &&
-           down_stream_fits(key.i, key.si, key.k, 2 * c.chunks))
-      c.chunks *= 2;
-  }
-  const bool fits = gu ? gate_up_stream_fits(key.h, c.warps)
-                       : down_stream_fits(key.i, key.si, key.k, c.chunks);
-  if (!fits) return false;
-  if (!gu) {
-    c.warps = down_stream_warps(key.si, key.k, c.chunks);
-    // Per-warp staging: 1 needs one warp per segment; 2 a barrier id per segment (down_stream.cuh).
-    const int segments = down_stream_segments(key.si, key.k);
-    if (c.wstage == kDownWarpStageAuto)
-      c.wstage = c.chunks == 1 ? 1 : segments <= kDownWarpStageMaxSegments ? 2 : 0;
-    if (c.chunks != 1 && c.wstage == 1) c.wstage = 0;
-    if (c.wstage == 2 && segments > kDownWarpStageMaxSegments)
-      throw ArgumentError("MOEGEMV_TUNE",
-                          fmt::format("dc_wstage=2 where the down has at most {} segments",
-                                      kDownWarpStageMaxSegments),
-                          key.str());
-  }
-  const bool slots_auto = gu && c.slots == 0;
-  if (slots_auto) c.slots = 1;
-  if (!pipe_set && !gu && c.maxreg == kDownTwoPerSmRegs &&
-      down_two_per_sm_default(key.i, key.si, key.k)) {
-    c.pipe = 2;  // two CTAs per SM: a 2-slot ring each (params.h)
-  } else if (!pipe_set) {
-    c.pipe = 4;
-    while (c.pipe > 2 && config_smem(key, c) > kMaxSmemBytes) --c.pipe;
-  }
-  for (KernelConfig more = c; slots_auto && more.slots < kMaxCols;) {
-    ++more.slots;
-    if (config_smem(key, more) > kMaxSmemBytes) break;
-    c.slots = more.slots;
-  }
-  return config_smem(key, c) <= kMaxSmemBytes;
-}
-
 // Config choices passed to the templates as macros rather than template arguments.
 std::string config_defines(const KernelConfig& c, bool gate_up) {
   std::string d;

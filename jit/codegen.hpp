@@ -43,6 +43,12 @@ void check_down_safter(const Key& key, const KernelConfig& config);
 int down_safter_register_cap(const KernelConfig& gate_up, const KernelConfig& down);
 void settle_gate_up_safter(const Key& key, KernelConfig& config);
 
+/// The streaming kernels' configs (jit/codegen_stream.cpp): the shared memory a config takes
+/// (either kernel form), and the unset fields of a streaming config filled in (false where the
+/// shape cannot take the streaming kernel).
+int config_smem(const Key& key, const KernelConfig& config);
+bool complete_stream_config(const Key& key, KernelConfig& config, bool pipe_set, bool warps_set);
+
 /// The kernel configuration for key: templates/params.h defaults, then `tune` overrides
 /// ("gu_warps=8,dc_direct=1,..."; ArgumentError naming MOEGEMV_TUNE on a bad entry).
 KernelConfig kernel_config(const Key& key, const std::string& tune);
