@@ -10,10 +10,24 @@
 #      (Llama-4 gu_carve=57: the 164 KB split; DeepSeek-V3 gu_carve=71: 196 KB), so no SM changes
 #      split between the two kernels; `b` asks gate_up for a large L1 (gu_carve=25) so that each
 #      SM changes split at every boundary. Rows: each op alone and both pairs.
+#   l  the bench's rotated layers: the default (2 for these presets: one pair's weights > 4x L2,
+#      but each op alone then cycles 1.9-5.6x L2) against --layers 5 (Llama-4's memory cap) and 8,
+#      M=1, mirrored: do the alone rows get L2 hits at 2 layers?
 set -u
 source "$(dirname "$0")/gpu_steps.sh"
 card=$(card_name); echo "card: $card"
 w8=gu_warps=8,gu_minb=2,gu_m1minb=2
+# layers_ab: each preset at M=1 with the default layers, N, N, default (N: 5 for Llama-4, else 8).
+layers_ab() {
+  for model in llama4-maverick deepseek-v3 glm-4.5; do
+    n=8; [ $model = llama4-maverick ] && n=5
+    for v in d:0 x:$n x2:$n d2:0; do
+      MOEGEMV_CACHE_DIR=/tmp/cache_layers timeout 120 .gpubin/moegemv bench --model $model --m 1 --seed 1 \
+        $([ "${v#*:}" = 0 ] || echo --layers ${v#*:}) --json "$out/layers_${model}_${v%%:*}.json" 2>&1 | grep -aE "^(deep|glm|llama)|ceiling" |
+        sed "s/^/${v%%:*} /"
+    done
+  done | tee "$out/layers.txt"
+}
 for letter in "$@"; do
 case $letter in
   w) step warps8 130 abr "n: w:$w8 w2:$w8 n2:" deepseek-v3,glm-4.5,llama4-maverick 1,4 " gate_up |pair_pdl|ceiling" warps8.txt
@@ -22,7 +36,8 @@ case $letter in
        " gate_up | down |pair|ceiling" carve_llama.txt
      step carve_ds 90 abr "n: s:gu_carve=71 b:gu_carve=25 b2:gu_carve=25 s2:gu_carve=71 n2:" deepseek-v3 1 \
        " gate_up | down |pair|ceiling" carve_ds.txt ;;
-  *) echo "gpu_s26.sh: no run letter $letter (w, c)" >&2 ;;
+  l) step layers 150 layers_ab ;;
+  *) echo "gpu_s26.sh: no run letter $letter (w, c, l)" >&2 ;;
 esac
 done
 echo "call done at ${SECONDS} s"

@@ -201,7 +201,7 @@ BenchResult run_bench(const BenchConfig& config, CUstream stream,
     const double touched_m1 = preset.k * (eb.gate_up + eb.down) + eb.shared_gate_up + eb.shared_down;
     const double layer_bytes = preset.e * (eb.gate_up + eb.down) + eb.shared_gate_up + eb.shared_down;
     int layers = static_cast<int>(std::ceil(4.0 * info.l2_bytes / touched_m1));
-    layers = std::clamp(layers, 2, 32);
+    layers = std::clamp(std::max(layers, config.min_layers), 2, 32);
     layers = std::min(layers, std::max(1, static_cast<int>(config.max_gib * (1ull << 30) / layer_bytes)));
     auto seed_of = [&](int m, int l) {
       return config.seed ? bench_seed(config.seed, name, m, l) : fresh_seed();

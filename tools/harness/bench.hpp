@@ -21,6 +21,7 @@ struct BenchConfig {
   int batches = 7;      ///< timed batches; the median is reported
   int replays = 10;     ///< graph replays per batch
   double max_gib = 48;  ///< device memory budget for the rotated layers
+  int min_layers = 0;   ///< at least this many rotated layers (memory permitting; 0: from L2 alone)
   bool timeline = false;  ///< diagnostic: CTA stamps of one more pair replay (harness/timeline.hpp)
   int timeline_replays = 1;  ///< (--timeline) stamped replays after each pair, each summarized
   /// 0: fresh weights, routing and inputs each run; else derived from it (bench_seed), so runs
