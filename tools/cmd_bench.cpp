@@ -30,10 +30,10 @@ void add_bench_command(CLI::App& app) {
                   "N GPUs, one process each: expert-parallel layer with an NCCL all-reduce");
   cmd->add_option("--batches", config->batches, "timed batches (median reported)");
   cmd->add_option("--replays", config->replays, "graph replays per batch");
-  cmd->add_option("--layers", config->min_layers,
-                  "at least this many rotated layers (2..32, memory permitting; default: enough "
-                  "that one pair's weights exceed 4x L2)")
-      ->check(CLI::Range(2, 32));
+  cmd->add_option("--layers", config->layers,
+                  "rotated layers, memory permitting (default: enough that each op's weights "
+                  "alone exceed 4x L2, at least 8)")
+      ->check(CLI::Range(1, 32));
   cmd->add_option("--json", *json, "write the results as JSON to this file");
   cmd->add_option("--seed", config->seed,
                   "weights, routing and inputs from this seed (0: fresh each run); runs to be "

@@ -13,10 +13,21 @@
 #   l  the bench's rotated layers: the default (2 for these presets: one pair's weights > 4x L2,
 #      but each op alone then cycles 1.9-5.6x L2) against --layers 5 (Llama-4's memory cap) and 8,
 #      M=1, mirrored: do the alone rows get L2 hits at 2 layers?
+#   b  the closing bench with session 26's layer rule (each op alone > 4x L2, at least 8 layers;
+#      --seed 1): s26.json, s26.log; then M=1 with the rule before it (--layers: 2 on the three
+#      large presets, Qwen3-Next 11 on an H100's 50 MB L2, 13 on an H200's 60 MB), old_*.json.
 set -u
 source "$(dirname "$0")/gpu_steps.sh"
 card=$(card_name); echo "card: $card"
 w8=gu_warps=8,gu_minb=2,gu_m1minb=2
+# old_rule: M=1 with the layer counts of the rule before session 26 (the pair's bytes > 4x L2).
+old_rule() {
+  local q=11; case $card in *H200*) q=13 ;; esac
+  for mq in deepseek-v3:2 glm-4.5:$([ $q = 13 ] && echo 3 || echo 2) llama4-maverick:2 qwen3-next:$q; do
+    MOEGEMV_CACHE_DIR=/tmp/cache_close timeout 90 .gpubin/moegemv bench --model ${mq%%:*} --m 1 --seed 1 \
+      --layers ${mq#*:} --json "$out/old_${mq%%:*}.json" 2>&1 | grep -a " M=1 " | sed "s/^/old(${mq#*:}) /"
+  done
+}
 # layers_ab: each preset at M=1 with the default layers, N, N, default (N: 5 for Llama-4, else 8).
 layers_ab() {
   for model in llama4-maverick deepseek-v3 glm-4.5; do
@@ -37,7 +48,10 @@ case $letter in
      step carve_ds 90 abr "n: s:gu_carve=71 b:gu_carve=25 b2:gu_carve=25 s2:gu_carve=71 n2:" deepseek-v3 1 \
        " gate_up | down |pair|ceiling" carve_ds.txt ;;
   l) step layers 150 layers_ab ;;
-  *) echo "gpu_s26.sh: no run letter $letter (w, c, l)" >&2 ;;
+  b) MOEGEMV_CACHE_DIR=/tmp/cache_close step bench 200 eval 'timeout 300 .gpubin/moegemv bench --seed 1 \
+       --json "$out/s26.json" > "$out/s26.log" 2>&1; echo "bench rc=$?"; grep -a "M=1 \|ceiling:" "$out/s26.log"'
+     step old_rule 100 old_rule ;;
+  *) echo "gpu_s26.sh: no run letter $letter (w, c, l, b)" >&2 ;;
 esac
 done
 echo "call done at ${SECONDS} s"

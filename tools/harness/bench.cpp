@@ -180,6 +180,16 @@ double TileReadBench::gbps(int row_bytes, int chunk, int rounds, int work, int c
   return median_read_gbps(f, c, stream_, &p, read, 3, 5);
 }
 
+int bench_layers(double gate_up_touched, double down_touched, double l2_bytes, double layer_bytes,
+                 double max_bytes, int requested) {
+  int layers = requested;
+  if (layers <= 0) {
+    layers = static_cast<int>(std::ceil(4.0 * l2_bytes / std::min(gate_up_touched, down_touched)));
+    layers = std::clamp(layers, kBenchMinLayers, 32);
+  }
+  return std::max(1, std::min(layers, static_cast<int>(max_bytes / layer_bytes)));
+}
+
 BenchResult run_bench(const BenchConfig& config, CUstream stream,
                       const std::function<void(const BenchRow&)>& report) {
   BenchResult result;
@@ -197,12 +207,10 @@ BenchResult run_bench(const BenchConfig& config, CUstream stream,
     const ModelPreset preset = find_preset(name).with_tp(config.tp);
     nvfp4::ModelShape shape{preset.h, preset.i, preset.si, preset.k, preset.e};
     const ExpertBytes eb = expert_bytes(shape);
-    // Layers: enough that the weights one replay touches exceed 4x L2, within the memory budget.
-    const double touched_m1 = preset.k * (eb.gate_up + eb.down) + eb.shared_gate_up + eb.shared_down;
     const double layer_bytes = preset.e * (eb.gate_up + eb.down) + eb.shared_gate_up + eb.shared_down;
-    int layers = static_cast<int>(std::ceil(4.0 * info.l2_bytes / touched_m1));
-    layers = std::clamp(std::max(layers, config.min_layers), 2, 32);
-    layers = std::min(layers, std::max(1, static_cast<int>(config.max_gib * (1ull << 30) / layer_bytes)));
+    const int layers = bench_layers(preset.k * eb.gate_up + eb.shared_gate_up, preset.k * eb.down + eb.shared_down,
+                                    static_cast<double>(info.l2_bytes), layer_bytes,
+                                    config.max_gib * (1ull << 30), config.layers);
     auto seed_of = [&](int m, int l) {
       return config.seed ? bench_seed(config.seed, name, m, l) : fresh_seed();
     };

@@ -21,13 +21,24 @@ struct BenchConfig {
   int batches = 7;      ///< timed batches; the median is reported
   int replays = 10;     ///< graph replays per batch
   double max_gib = 48;  ///< device memory budget for the rotated layers
-  int min_layers = 0;   ///< at least this many rotated layers (memory permitting; 0: from L2 alone)
+  int layers = 0;  ///< rotated layers (memory permitting); 0: bench_layers' rule
   bool timeline = false;  ///< diagnostic: CTA stamps of one more pair replay (harness/timeline.hpp)
   int timeline_replays = 1;  ///< (--timeline) stamped replays after each pair, each summarized
   /// 0: fresh weights, routing and inputs each run; else derived from it (bench_seed), so runs
   /// with the same seed touch the same bytes (A/B of variants at M >= 2, session 18).
   std::uint64_t seed = 0;
 };
+
+/// How many layers a preset's bench rotates (session 26): enough that the weights each *op alone*
+/// touches at M=1 over one replay (the smaller of gate_up's and the down's) exceed 4x L2, and at
+/// least kBenchMinLayers, so that the replay's own start and end (~2.8 us on an H100) weigh at
+/// most ~0.4% of a layer; at most 32 and what max_bytes holds (layer_bytes: all experts of one
+/// layer; Qwen3-Next's down alone stops at 32 layers, 3.96x L2). requested > 0 replaces the rule
+/// (still within max_bytes). Before session 26 the rule used the pair's bytes, so each op alone
+/// cycled 1.9-5.6x L2 and L2 kept part of it (docs/PERF.md, History, Session 26).
+inline constexpr int kBenchMinLayers = 8;
+int bench_layers(double gate_up_touched, double down_touched, double l2_bytes, double layer_bytes,
+                 double max_bytes, int requested = 0);
 
 /// The seed of one preset's weights (m = 0, layer = 0) or of layer `layer`'s routing and inputs at
 /// M = m, from a bench run's seed: the same for the same arguments on every machine and build,
