@@ -13,6 +13,7 @@
 #   l  the bench's rotated layers: the default (2 for these presets: one pair's weights > 4x L2,
 #      but each op alone then cycles 1.9-5.6x L2) against --layers 5 (Llama-4's memory cap) and 8,
 #      M=1, mirrored: do the alone rows get L2 hits at 2 layers?
+#   v  the final build's check (seed 61, four presets' shapes) and [gpu] tests.
 #   b  the closing bench with session 26's layer rule (each op alone > 4x L2, at least 8 layers;
 #      --seed 1): s26.json, s26.log; then M=1 with the rule before it (--layers: 2 on the three
 #      large presets, Qwen3-Next 11 on an H100's 50 MB L2, 13 on an H200's 60 MB), old_*.json.
@@ -51,7 +52,9 @@ case $letter in
   b) MOEGEMV_CACHE_DIR=/tmp/cache_close step bench 200 eval 'timeout 300 .gpubin/moegemv bench --seed 1 \
        --json "$out/s26.json" > "$out/s26.log" 2>&1; echo "bench rc=$?"; grep -a "M=1 \|ceiling:" "$out/s26.log"'
      step old_rule 100 old_rule ;;
-  *) echo "gpu_s26.sh: no run letter $letter (w, c, l, b)" >&2 ;;
+  v) step check 30 check_keys final ""
+     step tests 40 gpu_tests final ;;
+  *) echo "gpu_s26.sh: no run letter $letter (w, c, l, b, v)" >&2 ;;
 esac
 done
 echo "call done at ${SECONDS} s"
