@@ -33,7 +33,7 @@ void add_bench_command(CLI::App& app) {
   cmd->add_option("--layers", config->layers,
                   "rotated layers, memory permitting (default: enough that each op's weights "
                   "alone exceed 4x L2, at least 8)")
-      ->check(CLI::Range(1, 32));
+      ->check(CLI::Range(1, harness::kBenchMaxLayers));
   cmd->add_option("--json", *json, "write the results as JSON to this file");
   cmd->add_option("--seed", config->seed,
                   "weights, routing and inputs from this seed (0: fresh each run); runs to be "

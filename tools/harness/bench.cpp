@@ -185,7 +185,7 @@ int bench_layers(double gate_up_touched, double down_touched, double l2_bytes, d
   int layers = requested;
   if (layers <= 0) {
     layers = static_cast<int>(std::ceil(4.0 * l2_bytes / std::min(gate_up_touched, down_touched)));
-    layers = std::clamp(layers, kBenchMinLayers, 32);
+    layers = std::clamp(layers, kBenchMinLayers, kBenchMaxLayers);
   }
   return std::max(1, std::min(layers, static_cast<int>(max_bytes / layer_bytes)));
 }
