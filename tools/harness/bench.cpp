@@ -208,9 +208,10 @@ BenchResult run_bench(const BenchConfig& config, CUstream stream,
     nvfp4::ModelShape shape{preset.h, preset.i, preset.si, preset.k, preset.e};
     const ExpertBytes eb = expert_bytes(shape);
     const double layer_bytes = preset.e * (eb.gate_up + eb.down) + eb.shared_gate_up + eb.shared_down;
-    const int layers = bench_layers(preset.k * eb.gate_up + eb.shared_gate_up, preset.k * eb.down + eb.shared_down,
-                                    static_cast<double>(info.l2_bytes), layer_bytes,
-                                    config.max_gib * (1ull << 30), config.layers);
+    const int layers =
+        bench_layers(preset.k * eb.gate_up + eb.shared_gate_up, preset.k * eb.down + eb.shared_down,
+                     static_cast<double>(info.l2_bytes), layer_bytes, config.max_gib * (1ull << 30),
+                     config.layers);
     auto seed_of = [&](int m, int l) {
       return config.seed ? bench_seed(config.seed, name, m, l) : fresh_seed();
     };

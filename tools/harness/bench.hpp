@@ -33,9 +33,9 @@ struct BenchConfig {
 /// touches at M=1 over one replay (the smaller of gate_up's and the down's) exceed 4x L2, and at
 /// least kBenchMinLayers, so that the replay's own start and end (~2.8 us on an H100) weigh at
 /// most ~0.4% of a layer; at most kBenchMaxLayers and what max_bytes holds (layer_bytes: all
-/// experts of one layer). requested > 0 replaces the rule
-/// (still within max_bytes). Before session 26 the rule used the pair's bytes, so each op alone
-/// cycled 1.9-5.6x L2 and L2 kept part of it (docs/PERF.md, History, Session 26).
+/// experts of one layer). requested > 0 replaces the rule (still within max_bytes). Before
+/// session 26 the rule used the pair's bytes, so each op alone cycled 1.9-5.6x L2 and L2 kept
+/// part of it (docs/PERF.md, History, Session 26).
 inline constexpr int kBenchMinLayers = 8;
 inline constexpr int kBenchMaxLayers = 64;  // Qwen3-Next takes 33 on a 50 MiB L2, 39 on 60 MiB
 int bench_layers(double gate_up_touched, double down_touched, double l2_bytes, double layer_bytes,
