@@ -13,7 +13,7 @@
 #   l  the bench's rotated layers: the default (2 for these presets: one pair's weights > 4x L2,
 #      but each op alone then cycles 1.9-5.6x L2) against --layers 5 (Llama-4's memory cap) and 8,
 #      M=1, mirrored: do the alone rows get L2 hits at 2 layers?
-#   g  GLM-4.5 under the new layer rule, M = 1, 4: gu_spair=1 (s), dc_pipe=2 (p: the 164 KB split)
+#   g  GLM-4.5 under the new layer rule, M = 1: gu_spair=1 (s), dc_pipe=2 (p: the 164 KB split)
 #      and both (b) against the default, mirrored: its H100 pair is 0.6% under the 80% target.
 #   v  the final build's check (seed 61, four presets' shapes) and [gpu] tests.
 #   b  the closing bench with session 26's layer rule (each op alone > 4x L2, at least 8 layers;
@@ -54,8 +54,8 @@ case $letter in
   b) MOEGEMV_CACHE_DIR=/tmp/cache_close step bench 200 eval 'timeout 300 .gpubin/moegemv bench --seed 1 \
        --json "$out/s26.json" > "$out/s26.log" 2>&1; echo "bench rc=$?"; grep -a "M=1 \|ceiling:" "$out/s26.log"'
      step old_rule 100 old_rule ;;
-  g) step glm 200 abr "n: s:gu_spair=1 p:dc_pipe=2 b:gu_spair=1,dc_pipe=2 b2:gu_spair=1,dc_pipe=2 \
-p2:dc_pipe=2 s2:gu_spair=1 n2:" glm-4.5 1,4 " gate_up | down |pair_pdl|ceiling" glm.txt ;;
+  g) step glm 120 abr "n: s:gu_spair=1 p:dc_pipe=2 b:gu_spair=1,dc_pipe=2 b2:gu_spair=1,dc_pipe=2 \
+p2:dc_pipe=2 s2:gu_spair=1 n2:" glm-4.5 1 " gate_up | down |pair_pdl|ceiling" glm.txt ;;
   v) step check 30 check_keys final ""
      step tests 40 gpu_tests final ;;
   *) echo "gpu_s26.sh: no run letter $letter (w, c, l, b, v, g)" >&2 ;;
