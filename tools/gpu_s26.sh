@@ -10,9 +10,9 @@
 #      (Llama-4 gu_carve=57: the 164 KB split; DeepSeek-V3 gu_carve=71: 196 KB), so no SM changes
 #      split between the two kernels; `b` asks gate_up for a large L1 (gu_carve=25) so that each
 #      SM changes split at every boundary. Rows: each op alone and both pairs.
-#   l  the bench's rotated layers: the default (2 for these presets: one pair's weights > 4x L2,
-#      but each op alone then cycles 1.9-5.6x L2) against --layers 5 (Llama-4's memory cap) and 8,
-#      M=1, mirrored: do the alone rows get L2 hits at 2 layers?
+#   l  the bench's rotated layers: 2 (the rule before session 26 for these presets: one pair's
+#      weights > 4x L2, but each op alone then cycles 1.9-5.6x L2) against 5 (Llama-4's memory
+#      cap) and 8, M=1, mirrored: do the alone rows get L2 hits at 2 layers? (Call 13.)
 #   g  GLM-4.5 under the new layer rule, M = 1: gu_spair=1 (s), dc_pipe=2 (p: the 164 KB split)
 #      and both (b) against the default, mirrored: its H100 pair is 0.6% under the 80% target.
 #   v  the final build's check (seed 61, four presets' shapes) and [gpu] tests.
@@ -31,14 +31,14 @@ old_rule() {
       --layers ${mq#*:} --json "$out/old_${mq%%:*}.json" 2>&1 | grep -a " M=1 " | sed "s/^/old(${mq#*:}) /"
   done
 }
-# layers_ab: each preset at M=1 with the default layers, N, N, default (N: 5 for Llama-4, else 8).
+# layers_ab: each preset at M=1 with 2 layers, N, N, 2 (N: 5 for Llama-4, else 8).
 layers_ab() {
   for model in llama4-maverick deepseek-v3 glm-4.5; do
     n=8; [ $model = llama4-maverick ] && n=5
-    for v in d:0 x:$n x2:$n d2:0; do
-      MOEGEMV_CACHE_DIR=/tmp/cache_layers timeout 120 .gpubin/moegemv bench --model $model --m 1 --seed 1 \
-        $([ "${v#*:}" = 0 ] || echo --layers ${v#*:}) --json "$out/layers_${model}_${v%%:*}.json" 2>&1 | grep -aE "^(deep|glm|llama)|ceiling" |
-        sed "s/^/${v%%:*} /"
+    for v in d:2 x:$n x2:$n d2:2; do
+      MOEGEMV_CACHE_DIR=/tmp/cache_layers timeout 120 .gpubin/moegemv bench --model $model --m 1 \
+        --seed 1 --layers ${v#*:} --json "$out/layers_${model}_${v%%:*}.json" 2>&1 |
+        grep -aE "^(deep|glm|llama)|ceiling" | sed "s/^/${v%%:*} /"
     done
   done | tee "$out/layers.txt"
 }
