@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Session 27's device plan (build: main, `make gpubin`; carry [".gpubin"]). The card is printed
+# first: compare numbers only within a call. Letters run in order; a step that no longer fits the
+# call's LIMIT is skipped and says so. No NEED guard by default: `a` picks the letters by the card
+# that came, so a call that asked for an H200 and got an H100 still brings back an answer.
+#   b  the closing bench under session 26's layer rule, then M=1 under the old counts (gpu_s26.sh b).
+#   g  GLM-4.5 at M = 1, 4, 16: dc_pipe=2 (p: its streaming down in the 164 KB split) and
+#      dc_pipe=2,gu_spair=1 (q) against the default, mirrored n p q q2 p2 n2.
+#   o  gate_up's steps in flight against its warps per SM (gpu_s25.sh o: 16 warps of 2 steps, the
+#      default, against 12 of 3 and 8 of 4), DeepSeek-V3 and GLM-4.5 at M = 1, 4.
+#   a  by the card: an H200 runs b g o; any other card g.
+set -u
+source "$(dirname "$0")/gpu_steps.sh"
+card=$(card_name); echo "card: $card"
+letters=("$@")
+if [ "${letters[*]}" = a ]; then
+  case $card in *H200*) letters=(b g o) ;; *) letters=(g) ;; esac
+  echo "a on $card: ${letters[*]}"
+fi
+for letter in "${letters[@]}"; do
+case $letter in
+  b) step close 280 env LIMIT=$(left) bash tools/gpu_s26.sh b ;;
+  g) step glm 220 abr "n: p:dc_pipe=2 q:dc_pipe=2,gu_spair=1 q2:dc_pipe=2,gu_spair=1 p2:dc_pipe=2 n2:" \
+       glm-4.5 1,4,16 " gate_up | down |pair|ceiling" glm.txt ;;
+  o) step depth 220 abr "n: a:gu_pipe=3,gu_minb=3 c:gu_pipe=4,gu_minb=2 c2:gu_pipe=4,gu_minb=2 \
+a2:gu_pipe=3,gu_minb=3 n2:" deepseek-v3,glm-4.5 1,4 " gate_up |pair_pdl|ceiling" depth.txt ;;
+  *) echo "gpu_s27.sh: no run letter $letter (a, b, g, o)" >&2 ;;
+esac
+done
+echo "call done at ${SECONDS} s"
