@@ -16,6 +16,17 @@ int config_smem(const Key& key, const KernelConfig& c) {
                   : down_smem_bytes(key.i, key.si, key.k, c);
 }
 
+// v55 (session 27): a streaming down whose ring of at least 2 slots per segment fits the 164 KB
+// split takes the deepest that does, so that the next gate_up keeps 92 KB of L1 under PDL (60 in
+// the 196 KB split). GLM-4.5's down (3 slots -> 2; the only preset it changes): its pair with PDL
+// -1.7 / -1.3 / -0.2% at M = 1 / 4 / 16 on an H100, though the down alone is 3% slower at M=1
+// (docs/PERF.md, Session 27); Llama-4's down went under it by its slot size (v52).
+static int down_pipe_within_164(const Key& key, KernelConfig c) {
+  const int deepest = c.pipe;
+  while (c.pipe > 2 && config_smem(key, c) > kSmemSplit164Bytes) --c.pipe;
+  return config_smem(key, c) <= kSmemSplit164Bytes ? c.pipe : deepest;
+}
+
 // Fills the streaming config's unset fields: gate_up 8 consumer warps; down enough warps per
 // segment (chunks) for kDownStreamTargetWarps consumer warps, at least down_stream_chunks_min;
 // the deepest ring (<= 4 slots) that fits, then as many x tokens (<= 8) as the rest of shared
@@ -54,6 +65,7 @@ bool complete_stream_config(const Key& key, KernelConfig& c, bool pipe_set, bool
   } else if (!pipe_set) {
     c.pipe = 4;
     while (c.pipe > 2 && config_smem(key, c) > kMaxSmemBytes) --c.pipe;
+    if (!gu) c.pipe = down_pipe_within_164(key, c);
   }
   for (KernelConfig more = c; slots_auto && more.slots < kMaxCols;) {
     ++more.slots;

@@ -8,13 +8,16 @@
 #      dc_pipe=2,gu_spair=1 (q) against the default, mirrored n p q q2 p2 n2.
 #   o  gate_up's steps in flight against its warps per SM (gpu_s25.sh o: 16 warps of 2 steps, the
 #      default, against 12 of 3 and 8 of 4), DeepSeek-V3 and GLM-4.5 at M = 1, 4.
-#   a  by the card: an H200 runs b g o; any other card g.
+#   v  v55 (GLM-4.5's streaming down in the 164 KB split, 2 slots per segment) against v52's binary
+#      (.gpubin/moegemv_v52), mirrored o n n2 o2, the four presets at M = 1, 4 (only GLM-4.5's
+#      down changed: the others are a null check); then v55's check and [gpu] tests.
+#   a  by the card: an H200 runs b v o; any other card v.
 set -u
 source "$(dirname "$0")/gpu_steps.sh"
 card=$(card_name); echo "card: $card"
 letters=("$@")
 if [ "${letters[*]}" = a ]; then
-  case $card in *H200*) letters=(b g o) ;; *) letters=(g) ;; esac
+  case $card in *H200*) letters=(b v o) ;; *) letters=(v) ;; esac
   echo "a on $card: ${letters[*]}"
 fi
 for letter in "${letters[@]}"; do
@@ -22,9 +25,13 @@ case $letter in
   b) step close 280 env LIMIT=$(left) bash tools/gpu_s26.sh b ;;
   g) step glm 220 abr "n: p:dc_pipe=2 q:dc_pipe=2,gu_spair=1 q2:dc_pipe=2,gu_spair=1 p2:dc_pipe=2 n2:" \
        glm-4.5 1,4,16 " gate_up | down |pair|ceiling" glm.txt ;;
+  v) step v55 200 abr "o@moegemv_v52: n: n2: o2@moegemv_v52:" deepseek-v3,glm-4.5,llama4-maverick,qwen3-next \
+       1,4 " gate_up | down |pair|ceiling" v55.txt
+     step check 30 check_keys v55 ""
+     step tests 40 gpu_tests v55 ;;
   o) step depth 220 abr "n: a:gu_pipe=3,gu_minb=3 c:gu_pipe=4,gu_minb=2 c2:gu_pipe=4,gu_minb=2 \
 a2:gu_pipe=3,gu_minb=3 n2:" deepseek-v3,glm-4.5 1,4 " gate_up |pair_pdl|ceiling" depth.txt ;;
-  *) echo "gpu_s27.sh: no run letter $letter (a, b, g, o)" >&2 ;;
+  *) echo "gpu_s27.sh: no run letter $letter (a, b, g, o, v)" >&2 ;;
 esac
 done
 echo "call done at ${SECONDS} s"

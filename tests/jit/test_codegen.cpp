@@ -214,14 +214,16 @@ TEST_CASE("the streaming config fills its shape-derived fields and fits shared m
   }
   // Block scales two units ahead (cp.async ring, session 6) only at I <= 512 without two CTAs per
   // SM (session 8); since v47 (session 19) GLM-4.5 and Llama-4 keep them in registers, as
-  // DeepSeek-V3 does; the ring's 3 buffers cost shared memory, but no preset loses ring depth.
+  // DeepSeek-V3 does; the ring's 3 buffers cost shared memory: since v55 (the deepest ring within
+  // the 164 KB split, jit/codegen_stream.cpp) one slot on the K = 16 shape, none on a preset.
   const Key glm{Kind::kDownCombine, 5120, 1536, 1536, 8}, llama{Kind::kDownCombine, 5120, 8192, 8192, 1};
   const Key qwen_dc{Kind::kDownCombine, 2048, 512, 512, 10};
   const Key wide_qwen_dc{Kind::kDownCombine, 2048, 512, 512, 16};  // too many warps for two per SM
   CHECK(jit::kernel_config(dc, "").sahead == 1);
   CHECK(jit::kernel_config(wide_qwen_dc, "").sahead == 2);
-  CHECK(jit::kernel_config(wide_qwen_dc, "").pipe ==
-        jit::kernel_config(wide_qwen_dc, "dc_sahead=1").pipe);
+  CHECK(jit::kernel_config(wide_qwen_dc, "").pipe == 3);
+  CHECK(jit::kernel_config(wide_qwen_dc, "dc_sahead=1").pipe == 4);
+  CHECK(jit::smem_bytes(wide_qwen_dc, jit::kernel_config(wide_qwen_dc, "")) <= kSmemSplit164Bytes);
   // Two streaming down CTAs per SM (session 8) where I <= 512 and 2 x (segments + 2) warps fit
   // at 72 registers: Qwen3-Next (11 segments); a 2-slot ring, the scale feed in registers, the
   // cap in the source; not at K = 16, not on the wide shapes, not on the classic fallback.

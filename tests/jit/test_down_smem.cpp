@@ -19,6 +19,24 @@ TEST_CASE("the streaming downs measured in session 23 fit the 196 KB split", "[c
   }
 }
 
+// v55 (session 27): a streaming down whose ring of 2 or more slots per segment fits the 164 KB
+// split takes it (GLM-4.5: 3 slots -> 2); one that cannot keeps its deepest ring (DeepSeek-V3); an
+// asked-for dc_pipe stands.
+TEST_CASE("GLM-4.5's streaming down takes the 164 KB split, DeepSeek-V3's keeps its ring", "[codegen]") {
+  using namespace moegemv;
+  const Key ds{Kind::kDownCombine, 7168, 2048, 2048, 8}, glm{Kind::kDownCombine, 5120, 1536, 1536, 8};
+  const KernelConfig g = jit::kernel_config(glm, ""), d = jit::kernel_config(ds, "");
+  CHECK(g.pipe == 2);
+  CHECK(jit::smem_bytes(glm, g) <= kSmemSplit164Bytes);
+  CHECK(jit::smem_bytes(glm, jit::kernel_config(glm, "dc_pipe=3")) > kSmemSplit164Bytes);
+  CHECK(jit::kernel_config(glm, "dc_pipe=3").pipe == 3);
+  CHECK(jit::smem_bytes(ds, d) > kSmemSplit164Bytes);
+  KernelConfig two = d;
+  two.pipe = 2;
+  CHECK(jit::smem_bytes(ds, two) > kSmemSplit164Bytes);  // so DeepSeek-V3's ring stays as deep as before
+  CHECK(d.pipe >= 2);
+}
+
 // Llama-4's gate_up loses most in a small L1 (session 24: +27% alone in the smallest, +3% in what
 // was likely the 196 KB split's 60 KB; its span after the wait 2 us longer under PDL after its
 // down in the 196 KB split than without PDL, and not after a down in the 100 KB split). v52's
