@@ -11,13 +11,17 @@
 #   v  v55 (GLM-4.5's streaming down in the 164 KB split, 2 slots per segment) against v52's binary
 #      (.gpubin/moegemv_v52), mirrored o n n2 o2, the four presets at M = 1, 4 (only GLM-4.5's
 #      down changed: the others are a null check); then v55's check and [gpu] tests.
-#   a  by the card: an H200 runs b v o; any other card v.
+#   l  Llama-4's gate_up on the split tile (DeepSeek-V3's and GLM-4.5's, 88% / 81% of an H100's
+#      ceiling alone against Llama-4's 79% on the 16-row tile; session 4 found it slower on K = 1,
+#      many builds ago): s gu_split=1 (its M=1 kernel 3 steps at 4 CTAs/SM), t gu_split=1,
+#      gu_m1pipe=0 (2 steps), mirrored n s t t2 s2 n2, M = 1, 4.
+#   a  by the card: an H200 runs b o l; any other card l.
 set -u
 source "$(dirname "$0")/gpu_steps.sh"
 card=$(card_name); echo "card: $card"
 letters=("$@")
 if [ "${letters[*]}" = a ]; then
-  case $card in *H200*) letters=(b v o) ;; *) letters=(v) ;; esac
+  case $card in *H200*) letters=(b o l) ;; *) letters=(l) ;; esac
   echo "a on $card: ${letters[*]}"
 fi
 for letter in "${letters[@]}"; do
@@ -29,9 +33,11 @@ case $letter in
        1,4 " gate_up | down |pair|ceiling" v55.txt
      step check 30 check_keys v55 ""
      step tests 40 gpu_tests v55 ;;
+  l) step llama_split 150 abr "n: s:gu_split=1 t:gu_split=1,gu_m1pipe=0 t2:gu_split=1,gu_m1pipe=0 \
+s2:gu_split=1 n2:" llama4-maverick 1,4 " gate_up |pair|ceiling" llama_split.txt ;;
   o) step depth 220 abr "n: a:gu_pipe=3,gu_minb=3 c:gu_pipe=4,gu_minb=2 c2:gu_pipe=4,gu_minb=2 \
 a2:gu_pipe=3,gu_minb=3 n2:" deepseek-v3,glm-4.5 1,4 " gate_up |pair_pdl|ceiling" depth.txt ;;
-  *) echo "gpu_s27.sh: no run letter $letter (a, b, g, o, v)" >&2 ;;
+  *) echo "gpu_s27.sh: no run letter $letter (a, b, g, l, o, v)" >&2 ;;
 esac
 done
 echo "call done at ${SECONDS} s"
