@@ -68,8 +68,9 @@ __device__ __forceinline__ DownCopy down_copy(const unsigned char* w, int n0, in
 template <int kSlotBytes>
 __device__ __forceinline__ void down_issue(const Barriers& bars, unsigned int slots, int index,
                                            const DownCopy& c, unsigned long long pol) {
-  fill_slot<DownCopy::kRuns>(slots + index * kSlotBytes, bars.full(index), c.valid, c.src, c.dst,
-                             c.bytes, pol);
+  // (MOEGEMV_KNOCK & 32: no bytes; diagnostic, kernel_config.h.)
+  fill_slot<DownCopy::kRuns>(slots + index * kSlotBytes, bars.full(index), c.valid && !(MOEGEMV_KNOCK & 32),
+                             c.src, c.dst, c.bytes, pol);
 }
 
 // Producer lane: the copy of rows n0.. of `w` into the slot `claim()` returns. kMayDecline:

@@ -297,7 +297,7 @@ __device__ __forceinline__ void down_stream(const DownParams& p) {
     const int index = wait_filled<D>(bars, seg, v);
     if (u == begin) timeline::mark<3>();
     float share = 0.0f;  // the scale-after form's (units of 2^(kSafterActShift - 132))
-    if (valid) {
+    if (valid && !(MOEGEMV_KNOCK & 64)) {  // (64: diagnostic, kernel_config.h)
       const unsigned char* lo = lane_slot + index * S::kSlotBytes;
       if constexpr (kAfter) share = slot_dot_after<kSteps>(lo, lo + len / 4, held, b, first, t);
       else if constexpr (kHeld) slot_dot<CH == 1, kSteps>(lo, lo + len / 4, held, b, first, n, t, c);

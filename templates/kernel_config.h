@@ -8,7 +8,10 @@
 // becomes one shift per bf16x2; 2: no scale multiply; 4: gate_up does not stage x; 8: routed
 // gate_up takes its expert from the pair index, not from ids (no dependent load before the
 // weights); 16: the decode's three masks become integer multiplies (nvfp4.cuh: the same issue
-// count, three integer-ALU ops per word fewer).
+// count, three integer-ALU ops per word fewer). The streaming down only (session 27): 32, its
+// producer copies no weights (each slot's phase completes with no bytes; the consumers compute on
+// whatever the slot holds); 64, its consumers skip the dot product (the copies, waits, releases
+// and the combine stay). Each tells how long the down takes without the other half of its work.
 #ifndef MOEGEMV_KNOCK
 #define MOEGEMV_KNOCK 0
 #endif

@@ -15,13 +15,17 @@
 #      ceiling alone against Llama-4's 79% on the 16-row tile; session 4 found it slower on K = 1,
 #      many builds ago): s gu_split=1 (its M=1 kernel 3 steps at 4 CTAs/SM), t gu_split=1,
 #      gu_m1pipe=0 (2 steps), mirrored n s t t2 s2 n2, M = 1, 4.
-#   a  by the card: an H200 runs b o l; any other card l.
+#   k  the streaming down's halves (new diagnostic knock bits, wrong results): f dc_knock=32 (no
+#      weight copies: the consumers compute on what the slots hold), c dc_knock=64 (no dot: the
+#      copies, waits and the combine only), x dc_knock=96 (neither), mirrored n f c x x2 c2 f2 n2,
+#      the four presets at M=1.
+#   a  by the card: an H200 runs b k o; any other card k.
 set -u
 source "$(dirname "$0")/gpu_steps.sh"
 card=$(card_name); echo "card: $card"
 letters=("$@")
 if [ "${letters[*]}" = a ]; then
-  case $card in *H200*) letters=(b o l) ;; *) letters=(l) ;; esac
+  case $card in *H200*) letters=(b k o) ;; *) letters=(k) ;; esac
   echo "a on $card: ${letters[*]}"
 fi
 for letter in "${letters[@]}"; do
@@ -35,9 +39,11 @@ case $letter in
      step tests 40 gpu_tests v55 ;;
   l) step llama_split 150 abr "n: s:gu_split=1 t:gu_split=1,gu_m1pipe=0 t2:gu_split=1,gu_m1pipe=0 \
 s2:gu_split=1 n2:" llama4-maverick 1,4 " gate_up |pair|ceiling" llama_split.txt ;;
+  k) step halves 200 abr "n: f:dc_knock=32 c:dc_knock=64 x:dc_knock=96 x2:dc_knock=96 c2:dc_knock=64 \
+f2:dc_knock=32 n2:" deepseek-v3,glm-4.5,llama4-maverick,qwen3-next 1 " down |pair_pdl|ceiling" halves.txt ;;
   o) step depth 220 abr "n: a:gu_pipe=3,gu_minb=3 c:gu_pipe=4,gu_minb=2 c2:gu_pipe=4,gu_minb=2 \
 a2:gu_pipe=3,gu_minb=3 n2:" deepseek-v3,glm-4.5 1,4 " gate_up |pair_pdl|ceiling" depth.txt ;;
-  *) echo "gpu_s27.sh: no run letter $letter (a, b, g, l, o, v)" >&2 ;;
+  *) echo "gpu_s27.sh: no run letter $letter (a, b, g, k, l, o, v)" >&2 ;;
 esac
 done
 echo "call done at ${SECONDS} s"
