@@ -19,13 +19,17 @@
 #      weight copies: the consumers compute on what the slots hold), c dc_knock=64 (no dot: the
 #      copies, waits and the combine only), x dc_knock=96 (neither), mirrored n f c x x2 c2 f2 n2,
 #      the four presets at M=1.
-#   a  by the card: an H200 runs b k o; any other card k.
+#   p  the down's producer, now that its two halves are known to overlap badly (call 5): l
+#      dc_lanes=1 (one lane per segment, each waiting only for its own ring), m dc_lanes=3 (the
+#      same, polling without suspending), r dc_runs=1 (one copy per slot: half the copies),
+#      mirrored n l m r r2 m2 l2 n2, DeepSeek-V3, GLM-4.5, Llama-4 at M=1.
+#   a  by the card: an H200 runs b k o; any other card p.
 set -u
 source "$(dirname "$0")/gpu_steps.sh"
 card=$(card_name); echo "card: $card"
 letters=("$@")
 if [ "${letters[*]}" = a ]; then
-  case $card in *H200*) letters=(b k o) ;; *) letters=(k) ;; esac
+  case $card in *H200*) letters=(b k o) ;; *) letters=(p) ;; esac
   echo "a on $card: ${letters[*]}"
 fi
 for letter in "${letters[@]}"; do
@@ -41,9 +45,11 @@ case $letter in
 s2:gu_split=1 n2:" llama4-maverick 1,4 " gate_up |pair|ceiling" llama_split.txt ;;
   k) step halves 200 abr "n: f:dc_knock=32 c:dc_knock=64 x:dc_knock=96 x2:dc_knock=96 c2:dc_knock=64 \
 f2:dc_knock=32 n2:" deepseek-v3,glm-4.5,llama4-maverick,qwen3-next 1 " down |pair_pdl|ceiling" halves.txt ;;
+  p) step producer 200 abr "n: l:dc_lanes=1 m:dc_lanes=3 r:dc_runs=1 r2:dc_runs=1 m2:dc_lanes=3 \
+l2:dc_lanes=1 n2:" deepseek-v3,glm-4.5,llama4-maverick 1 " down |pair_pdl|ceiling" producer.txt ;;
   o) step depth 220 abr "n: a:gu_pipe=3,gu_minb=3 c:gu_pipe=4,gu_minb=2 c2:gu_pipe=4,gu_minb=2 \
 a2:gu_pipe=3,gu_minb=3 n2:" deepseek-v3,glm-4.5 1,4 " gate_up |pair_pdl|ceiling" depth.txt ;;
-  *) echo "gpu_s27.sh: no run letter $letter (a, b, g, k, l, o, v)" >&2 ;;
+  *) echo "gpu_s27.sh: no run letter $letter (a, b, g, k, l, o, p, v)" >&2 ;;
 esac
 done
 echo "call done at ${SECONDS} s"
