@@ -4,6 +4,7 @@
 # call's LIMIT is skipped and says so. No NEED guard by default: `a` picks the letters by the card
 # that came, so a call that asked for an H200 and got an H100 still brings back an answer.
 #   b  the closing bench under session 26's layer rule, then M=1 under the old counts (gpu_s26.sh b).
+#   B  the closing bench only (session 26's rule, --seed 1): s27.json, s27.log.
 #   g  GLM-4.5 at M = 1, 4, 16: dc_pipe=2 (p: its streaming down in the 164 KB split) and
 #      dc_pipe=2,gu_spair=1 (q) against the default, mirrored n p q q2 p2 n2.
 #   o  gate_up's steps in flight against its warps per SM (gpu_s25.sh o: 16 warps of 2 steps, the
@@ -34,6 +35,8 @@ if [ "${letters[*]}" = a ]; then
 fi
 for letter in "${letters[@]}"; do
 case $letter in
+  B) MOEGEMV_CACHE_DIR=/tmp/cache_close step bench 150 eval 'timeout 300 .gpubin/moegemv bench --seed 1 \
+       --json "$out/s27.json" > "$out/s27.log" 2>&1; echo "bench rc=$?"; grep -a "M=1 \|ceiling:" "$out/s27.log"' ;;
   b) step close 280 env LIMIT=$(left) bash tools/gpu_s26.sh b ;;
   g) step glm 220 abr "n: p:dc_pipe=2 q:dc_pipe=2,gu_spair=1 q2:dc_pipe=2,gu_spair=1 p2:dc_pipe=2 n2:" \
        glm-4.5 1,4,16 " gate_up | down |pair|ceiling" glm.txt ;;
@@ -49,7 +52,7 @@ f2:dc_knock=32 n2:" deepseek-v3,glm-4.5,llama4-maverick,qwen3-next 1 " down |pai
 l2:dc_lanes=1 n2:" deepseek-v3,glm-4.5,llama4-maverick 1 " down |pair_pdl|ceiling" producer.txt ;;
   o) step depth 220 abr "n: a:gu_pipe=3,gu_minb=3 c:gu_pipe=4,gu_minb=2 c2:gu_pipe=4,gu_minb=2 \
 a2:gu_pipe=3,gu_minb=3 n2:" deepseek-v3,glm-4.5 1,4 " gate_up |pair_pdl|ceiling" depth.txt ;;
-  *) echo "gpu_s27.sh: no run letter $letter (a, b, g, k, l, o, p, v)" >&2 ;;
+  *) echo "gpu_s27.sh: no run letter $letter (a, b, B, g, k, l, o, p, v)" >&2 ;;
 esac
 done
 echo "call done at ${SECONDS} s"
