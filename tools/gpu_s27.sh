@@ -47,7 +47,7 @@ case $letter in
   l) step llama_split 150 abr "n: s:gu_split=1 t:gu_split=1,gu_m1pipe=0 t2:gu_split=1,gu_m1pipe=0 \
 s2:gu_split=1 n2:" llama4-maverick 1,4 " gate_up |pair|ceiling" llama_split.txt ;;
   k) step halves 200 abr "n: f:dc_knock=32 c:dc_knock=64 x:dc_knock=96 x2:dc_knock=96 c2:dc_knock=64 \
-f2:dc_knock=32 n2:" deepseek-v3,glm-4.5,llama4-maverick,qwen3-next 1 " down |pair_pdl|ceiling" halves.txt ;;
+f2:dc_knock=32 n2:" ${K_MODELS:-deepseek-v3,glm-4.5,llama4-maverick,qwen3-next} 1 " down |pair_pdl|ceiling" halves.txt ;;
   p) step producer 200 abr "n: l:dc_lanes=1 m:dc_lanes=3 r:dc_runs=1 r2:dc_runs=1 m2:dc_lanes=3 \
 l2:dc_lanes=1 n2:" deepseek-v3,glm-4.5,llama4-maverick 1 " down |pair_pdl|ceiling" producer.txt ;;
   o) step depth 220 abr "n: a:gu_pipe=3,gu_minb=3 c:gu_pipe=4,gu_minb=2 c2:gu_pipe=4,gu_minb=2 \
