@@ -158,7 +158,7 @@ KernelConfig kernel_config(const Key& key, const std::string& tune) {
     else if (field == "early" && !gu && value <= 1) c.early = value;
     else if (field == "launch" && !gu && value <= 2) c.launch = value;
     else if (field == "wstage" && !gu && value <= 2) c.wstage = value;
-    else if (field == "timeline" && value <= (gu ? 1 : 7))
+    else if (field == "timeline" && value <= (gu ? 1 : 11))
       c.timeline = value;
     else if (field == "maxreg" && (value == 0 || (value >= 24 && value <= 255)))
       c.maxreg = value, maxreg_set = true;
@@ -181,7 +181,7 @@ KernelConfig kernel_config(const Key& key, const std::string& tune) {
           "dc_early 0|1, dc_launch 0..2, dc_wstage 0..2, gu_m1pipe 0..8, "
           "gu_m1minb 1..16, maxreg 0|24..255, decode 0..3, bindex 0|1, dc_gcount 0|1, gu_shx 0..2, safter 0|1, "
           "carve 0..100 (preferred % shared), gu_spair 0|1, "
-          "timeline 0|1 (dc_ 0..7: mark points; diagnostic), "
+          "timeline 0|1 (dc_ 0..7: mark points, 8..11: waits; diagnostic), "
           "knock 0..127 (diagnostic, wrong results)",
           item);
   }

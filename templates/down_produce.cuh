@@ -109,6 +109,7 @@ __device__ __forceinline__ void down_produce(const DownParams& p, const Barriers
   const int lane = threadIdx.x % 32;
   const unsigned long long pol = ptx::evict_first_policy();
   int tok = -1, lane_id = -1;
+  timeline::WaitSum<9> free_wait(lane == 0);  // (diagnostic)
   for (int u = begin; u < end; ++u) {
     if (u / S::kTiles != tok) {
       tok = u / S::kTiles;
@@ -126,7 +127,13 @@ __device__ __forceinline__ void down_produce(const DownParams& p, const Barriers
         down_segment<H, I, SI, K, CH, D>(p, seg, e, w, sf, kt);
         const int len = seg < K ? I : SI;
         down_fill_rows<S::kSlotBytes>(bars, slots, valid, w, n0, len,
-                                      [&] { return wait_free<D>(bars, seg, u - begin); }, pol);
+                                      [&] {
+                                        free_wait.enter();
+                                        const int index = wait_free<D>(bars, seg, u - begin);
+                                        free_wait.leave();
+                                        return index;
+                                      },
+                                      pol);
       }
       __syncwarp();
     }

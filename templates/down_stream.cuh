@@ -139,6 +139,7 @@ __device__ __forceinline__ void down_combine_units(const DownParams& p, const fl
   if (!MOEGEMV_DC_EARLY && !kWarpStage && SI > 0) gssd = *p.gssd;
   int tok = kWarpStage && begin < end ? begin / S::kTiles : -1;
   if (kWarpStage) __syncwarp();
+  timeline::WaitSum<11> sums_wait(lane == 0);  // (diagnostic)
   for (int u = begin; u < end; ++u) {
     if (u / S::kTiles != tok) {  // a new token: its info staged here, or by the consumers
       tok = u / S::kTiles;       // between these two barriers (with act)
@@ -151,7 +152,9 @@ __device__ __forceinline__ void down_combine_units(const DownParams& p, const fl
       }
     }
     const RingPos<2> pos(u - begin);
+    sums_wait.enter();
     ptx::mbar_wait(pb.full(pos.slot), pos.parity);
+    sums_wait.leave();
     const float* part = parts + pos.slot * (W * 8);
     unsigned short o = 0;
     if (lane < 8) o = down_stream_combine<SI, K, CH>(part, info, lane, gssd);
@@ -265,6 +268,8 @@ __device__ __forceinline__ void down_stream(const DownParams& p) {
   // The lane's rows in any slot of its ring: run g & 1, row g / 2 of it.
   const unsigned char* lane_slot = slot_mem + (g & 1) * down_run_offset(len) + (g / 2) * (len / 2);
   int tok = begin / S::kTiles - 1, tile = begin % S::kTiles;  // counted: a new token at tile 0
+  timeline::WaitSum<8> full_wait(threadIdx.x == 0);       // (diagnostic)
+  timeline::WaitSum<10> combiner_wait(threadIdx.x == 0);  // (diagnostic)
   for (int u = begin; u < end; ++u) {
     const int v = u - begin;
     const bool valid = usable(e_ahead[0]);
@@ -294,7 +299,9 @@ __device__ __forceinline__ void down_stream(const DownParams& p) {
       if (u == begin) timeline::mark<2>();
     }
     float c[4] = {0.f, 0.f, 0.f, 0.f};
+    full_wait.enter();
     const int index = wait_filled<D>(bars, seg, v);
+    full_wait.leave();
     if (u == begin) timeline::mark<3>();
     float share = 0.0f;  // the scale-after form's (units of 2^(kSafterActShift - 132))
     if (valid && !(MOEGEMV_KNOCK & 64)) {  // (64: diagnostic, kernel_config.h)
@@ -307,7 +314,9 @@ __device__ __forceinline__ void down_stream(const DownParams& p) {
     if (u == begin) timeline::mark<5>();
     release(bars, index);
     const RingPos<2> pos(v);
+    combiner_wait.enter();
     ptx::mbar_wait(pb.empty(pos.slot), pos.parity ^ 1);  // the combiner has read its last unit
+    combiner_wait.leave();
     float* part = parts + pos.slot * (W * 8);
     if (t == 0) part[warp * 8 + row] = sum;
     __syncwarp();

@@ -52,6 +52,40 @@ __device__ __forceinline__ void mark(bool stamp = threadIdx.x == 0) {
 #endif
 }
 
+// MOEGEMV_TIMELINE = 8..11 (the streaming down's waits): one thread sums the cycles it spends in
+// one kind of wait over all its units and, at its end, stores start + that sum in ns (scaled by its
+// own ns per cycle over its life) as the second stamp; `bench --timeline` prints it per CTA as
+// "second stamp - start". 8: consumer warp 0's waits for a filled slot; 9: the producer's for a
+// free slot (the in-order producer); 10: consumer warp 0's for a free partial-sum slot (the
+// combiner); 11: the combiner's for the consumers' sums.
+template <int N>
+struct WaitSum {
+#if MOEGEMV_TIMELINE >= 8
+  long long waited = 0, entered = 0, c0 = 0;
+  unsigned long long g0 = 0;
+  bool on;
+  __device__ __forceinline__ explicit WaitSum(bool stamp) : on(MOEGEMV_TIMELINE == N && stamp && slot()) {
+    if (on) c0 = clock64(), g0 = now();
+  }
+  __device__ __forceinline__ void enter() {
+    if (on) entered = clock64();
+  }
+  __device__ __forceinline__ void leave() {
+    if (on) waited += clock64() - entered;
+  }
+  __device__ __forceinline__ ~WaitSum() {
+    if (!on) return;
+    const long long cycles = clock64() - c0;
+    const double ns = static_cast<double>(now() - g0);
+    slot()[1] = slot()[0] + (cycles > 0 ? static_cast<unsigned long long>(waited * ns / cycles) : 0ull);
+  }
+#else
+  __device__ __forceinline__ explicit WaitSum(bool) {}
+  __device__ __forceinline__ void enter() {}
+  __device__ __forceinline__ void leave() {}
+#endif
+};
+
 // Constructed first in the kernel: the start; destroyed on every way out of it: each warp's lane
 // 0 raises the end to its own time, so the CTA's end is its last warp's.
 struct Scope {

@@ -24,13 +24,28 @@
 #      dc_lanes=1 (one lane per segment, each waiting only for its own ring), m dc_lanes=3 (the
 #      same, polling without suspending), r dc_runs=1 (one copy per slot: half the copies),
 #      mirrored n l m r r2 m2 l2 n2, DeepSeek-V3, GLM-4.5, Llama-4 at M=1.
-#   a  by the card: an H200 runs b k o; any other card p.
+#   w  the streaming down's waits in the pair (dc_timeline=8..11, templates/timeline.cuh; M=1,
+#      gate_up stamped too): per down CTA the sum of consumer warp 0's waits for a filled slot (8),
+#      the producer's for a free one (9), consumer warp 0's for the combiner (10), the combiner's
+#      for the sums (11), against each CTA's time; DeepSeek-V3, GLM-4.5, Llama-4.
+#   a  by the card: an H200 runs B k; any other card w.
 set -u
 source "$(dirname "$0")/gpu_steps.sh"
+# waits: the pairs at M=1 with the down's wait sums (one mode per bench), the summary lines kept.
+waits() {
+  for model in deepseek-v3 glm-4.5 llama4-maverick; do
+    for mode in 8 9 10 11; do
+      echo "-- $model dc_timeline=$mode" | tee -a "$out/waits.log"
+      MOEGEMV_CACHE_DIR=/tmp/cache_w$mode MOEGEMV_TUNE="gu_timeline=1,dc_timeline=$mode" timeout 100 \
+        .gpubin/moegemv bench --timeline --timeline-replays 3 --model $model --m 1 --batches 3 2>&1 |
+        tee -a "$out/waits.log" | grep -aE "M=1 pair|second stamp|  down [0-9]+ CTAs" | cut -c1-240
+    done
+  done
+}
 card=$(card_name); echo "card: $card"
 letters=("$@")
 if [ "${letters[*]}" = a ]; then
-  case $card in *H200*) letters=(b k o) ;; *) letters=(p) ;; esac
+  case $card in *H200*) letters=(B k) ;; *) letters=(w) ;; esac
   echo "a on $card: ${letters[*]}"
 fi
 for letter in "${letters[@]}"; do
@@ -50,9 +65,10 @@ s2:gu_split=1 n2:" llama4-maverick 1,4 " gate_up |pair|ceiling" llama_split.txt 
 f2:dc_knock=32 n2:" ${K_MODELS:-deepseek-v3,glm-4.5,llama4-maverick,qwen3-next} 1 " down |pair_pdl|ceiling" halves.txt ;;
   p) step producer 200 abr "n: l:dc_lanes=1 m:dc_lanes=3 r:dc_runs=1 r2:dc_runs=1 m2:dc_lanes=3 \
 l2:dc_lanes=1 n2:" deepseek-v3,glm-4.5,llama4-maverick 1 " down |pair_pdl|ceiling" producer.txt ;;
+  w) step waits 200 waits ;;
   o) step depth 220 abr "n: a:gu_pipe=3,gu_minb=3 c:gu_pipe=4,gu_minb=2 c2:gu_pipe=4,gu_minb=2 \
 a2:gu_pipe=3,gu_minb=3 n2:" deepseek-v3,glm-4.5 1,4 " gate_up |pair_pdl|ceiling" depth.txt ;;
-  *) echo "gpu_s27.sh: no run letter $letter (a, b, B, g, k, l, o, p, v)" >&2 ;;
+  *) echo "gpu_s27.sh: no run letter $letter (a, b, B, g, k, l, o, p, v, w)" >&2 ;;
 esac
 done
 echo "call done at ${SECONDS} s"

@@ -288,7 +288,11 @@ TEST_CASE("the streaming config fills its shape-derived fields and fits shared m
   CHECK_THROWS_WITH(jit::kernel_config(gu, "gu_carve=101"), Catch::Contains("gu_carve=101"));
   CHECK(jit::generate_source(dc, "sm_90", "dc_timeline=7").find("#define MOEGEMV_TIMELINE 7") !=
         std::string::npos);
-  CHECK_THROWS_WITH(jit::kernel_config(dc, "dc_timeline=8"), Catch::Contains("dc_timeline=8"));
+  // 8..11: a wait's sum over the CTA's units (session 27), on the streaming down only.
+  CHECK(jit::generate_source(dc, "sm_90", "dc_timeline=11").find("#define MOEGEMV_TIMELINE 11") !=
+        std::string::npos);
+  CHECK_THROWS_WITH(jit::kernel_config(dc, "dc_timeline=12"), Catch::Contains("dc_timeline=12"));
+  CHECK_THROWS_WITH(jit::kernel_config(gu, "gu_timeline=2"), Catch::Contains("gu_timeline=2"));
   // Per-warp act staging by default: 1 where the down has one warp per segment (Qwen3-Next,
   // session 8), 2 where it has several and at most 14 segments (DeepSeek-V3: 2 warps x 9; session
   // 9), never on the classic kernel.

@@ -101,7 +101,13 @@ std::string timeline_summary(const std::vector<CtaStamp>& gate_up,
     for (const auto& c : cs) from = std::min(from, c.waited ? c.waited : c.start), to = std::max(to, c.end);
     return (static_cast<double>(to) - static_cast<double>(from)) * 1e-3;
   };
+  // Per down CTA, its second stamp less its start: the PDL wait's return or a mark point's time
+  // into the CTA; with dc_timeline=8..11 a wait's sum over the CTA's units (templates/timeline.cuh).
+  std::vector<double> second;
+  for (const auto& c : down)
+    if (c.waited) second.push_back((static_cast<double>(c.waited) - static_cast<double>(c.start)) * 1e-3);
   return ranges(gate_up, "gate_up") + ranges(down, "down") +
+         fmt::format("  down per CTA, second stamp - start: {} us\n", second.empty() ? "-" : show(range(second))) +
          fmt::format("  first PDL wait return to last end: gate_up {:.1f} us, down {:.1f} us\n",
                      span(gate_up), span(down)) +
          fmt::format(
