@@ -244,7 +244,9 @@ __device__ __forceinline__ void down_stream(const DownParams& p) {
   auto fetch_scales = [&](int v) {  // unit begin + v, v = 0, 1, 2, ... in order
     const bool in = begin + v < end;
     if (in && v > 0 && tile_fetch == 0) fetch_expert();
-    const unsigned char* lo = in ? sf_fetch + nvfp4::swizzle_row_offset(tile_fetch * 8 + row, kt_fetch) : nullptr;
+    // (MOEGEMV_KNOCK & 128, diagnostic: every unit reads tile 0's scales, which stay cached.)
+    const int scale_row = ((MOEGEMV_KNOCK & 128) ? 0 : tile_fetch * 8) + row;
+    const unsigned char* lo = in ? sf_fetch + nvfp4::swizzle_row_offset(scale_row, kt_fetch) : nullptr;
     feed.fetch(v, lo, lo + (len / 128) * 512, in && fetch_ok, first, n, lane);
     if (++tile_fetch == S::kTiles) tile_fetch = 0, ++tok_fetch;
   };

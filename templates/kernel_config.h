@@ -12,6 +12,8 @@
 // producer copies no weights (each slot's phase completes with no bytes; the consumers compute on
 // whatever the slot holds); 64, its consumers skip the dot product (the copies, waits, releases
 // and the combine stay). Each tells how long the down takes without the other half of its work.
+// 128: every unit's block scales are tile 0's (they stay in L1/L2): what the scale loads' latency
+// under a loaded memory system costs the consumers.
 #ifndef MOEGEMV_KNOCK
 #define MOEGEMV_KNOCK 0
 #endif
