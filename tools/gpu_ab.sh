@@ -27,7 +27,7 @@ done | sort -s -k2,2 -k3,3 -k4,4 | awk '{k=$2" "$3" "$4; if (k!=p) {if (line) pr
   awk '{
     out = $0; delete sum; delete cnt; delete order; delete lo; delete hi; ng = 0; base = ""
     for (i = 4; i <= NF; ++i) {
-      split($i, kv, ":"); g = kv[1]; sub(/(2|b)$/, "", g)
+      split($i, kv, ":"); g = kv[1]; if (length(g) > 1) sub(/(2|b)$/, "", g)
       if (!(g in cnt)) { order[++ng] = g; cnt[g] = 0; lo[g] = kv[2]; hi[g] = kv[2] }
       sum[g] += kv[2]; ++cnt[g]
       if (kv[2] < lo[g]) lo[g] = kv[2]
