@@ -144,7 +144,7 @@ KernelConfig kernel_config(const Key& key, const std::string& tune) {
     else if (field == "stream" && value <= 1) c.stream = value, stream_set = true;
     else if (field == "chunks" && !gu && value >= 1 && value <= 16) c.chunks = value;
     else if (field == "slots" && gu && value >= 1 && value <= kMaxCols) c.slots = value;
-    else if (field == "knock" && value <= 255) c.knock = value;
+    else if (field == "knock" && value <= 511) c.knock = value;
     else if (field == "stage" && gu && value <= 1) c.stage = value;
     else if (field == "order" && gu && value <= 1) c.order = value;
     else if (field == "group" && (value == 0 || (value >= 2 && value <= (gu ? 1024 : kDownGroupMaxM))))
@@ -182,7 +182,7 @@ KernelConfig kernel_config(const Key& key, const std::string& tune) {
           "gu_m1minb 1..16, maxreg 0|24..255, decode 0..3, bindex 0|1, dc_gcount 0|1, gu_shx 0..2, safter 0|1, "
           "carve 0..100 (preferred % shared), gu_spair 0|1, "
           "timeline 0|1 (dc_ 0..7: mark points, 8..11: waits; diagnostic), "
-          "knock 0..255 (diagnostic, wrong results)",
+          "knock 0..511 (diagnostic, wrong results)",
           item);
   }
   if (c.ring && !stream_set) c.stream = 0;  // a classic-kernel experiment

@@ -68,9 +68,14 @@ __device__ __forceinline__ DownCopy down_copy(const unsigned char* w, int n0, in
 template <int kSlotBytes>
 __device__ __forceinline__ void down_issue(const Barriers& bars, unsigned int slots, int index,
                                            const DownCopy& c, unsigned long long pol) {
-  // (MOEGEMV_KNOCK & 32: no bytes; diagnostic, kernel_config.h.)
-  fill_slot<DownCopy::kRuns>(slots + index * kSlotBytes, bars.full(index), c.valid && !(MOEGEMV_KNOCK & 32),
-                             c.src, c.dst, c.bytes, pol);
+  // (MOEGEMV_KNOCK & 32: no bytes; & 256: no bytes, the runs prefetched into L2 instead;
+  // diagnostic, kernel_config.h.)
+  fill_slot<DownCopy::kRuns>(slots + index * kSlotBytes, bars.full(index),
+                             c.valid && !(MOEGEMV_KNOCK & (32 | 256)), c.src, c.dst, c.bytes, pol);
+  if ((MOEGEMV_KNOCK & 256) && c.valid) {
+#pragma unroll
+    for (int i = 0; i < DownCopy::kRuns; ++i) ptx::prefetch_l2(c.src[i], c.bytes);
+  }
 }
 
 // Producer lane: the copy of rows n0.. of `w` into the slot `claim()` returns. kMayDecline:

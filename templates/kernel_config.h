@@ -13,7 +13,8 @@
 // whatever the slot holds); 64, its consumers skip the dot product (the copies, waits, releases
 // and the combine stay). Each tells how long the down takes without the other half of its work.
 // 128: every unit's block scales are tile 0's (they stay in L1/L2): what the scale loads' latency
-// under a loaded memory system costs the consumers.
+// under a loaded memory system costs the consumers. 256: as 32, but each copy's runs are prefetched
+// into L2 instead (the DRAM traffic without the shared-memory writes).
 #ifndef MOEGEMV_KNOCK
 #define MOEGEMV_KNOCK 0
 #endif

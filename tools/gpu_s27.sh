@@ -31,10 +31,11 @@
 #   n  ncu of Llama-4's down alone (M=1, one layer; ncu flushes the caches), the default against
 #      dc_knock=32 (no copies): duration, issue, the stall reasons per issue, shared-memory
 #      wavefronts and bank conflicts: why its consumers take 18.8 us with the copies, 13.9 without.
-#   s  the scale loads' share of the consumers' slowdown under the copies: s dc_knock=128 (every
-#      unit reads tile 0's block scales, cached), t dc_knock=160 (that and no copies), against the
-#      default and f dc_knock=32 (no copies), mirrored n f s t t2 s2 f2 n2, DeepSeek-V3, GLM-4.5,
-#      Llama-4 at M=1.
+#   s  what slows the consumers under the copies: q dc_knock=256 (no copies, the same runs
+#      prefetched into L2: the DRAM traffic without the shared-memory writes), s dc_knock=128
+#      (every unit reads tile 0's block scales, cached), t dc_knock=160 (that and no copies),
+#      against the default and f dc_knock=32 (no copies), mirrored n f q s t t2 s2 q2 f2 n2,
+#      Llama-4 and DeepSeek-V3 at M=1.
 #   a  by the card: an H200 runs B k; any other card w.
 set -u
 source "$(dirname "$0")/gpu_steps.sh"
@@ -84,8 +85,9 @@ f2:dc_knock=32 n2:" ${K_MODELS:-deepseek-v3,glm-4.5,llama4-maverick,qwen3-next} 
   p) step producer 200 abr "n: l:dc_lanes=1 m:dc_lanes=3 r:dc_runs=1 r2:dc_runs=1 m2:dc_lanes=3 \
 l2:dc_lanes=1 n2:" deepseek-v3,glm-4.5,llama4-maverick 1 " down |pair_pdl|ceiling" producer.txt ;;
   w) step waits 200 waits ;;
-  s) step scales 200 abr "n: f:dc_knock=32 s:dc_knock=128 t:dc_knock=160 t2:dc_knock=160 s2:dc_knock=128 \
-f2:dc_knock=32 n2:" deepseek-v3,glm-4.5,llama4-maverick 1 " down |pair_pdl|ceiling" scales.txt ;;
+  s) step scales 220 abr "n: f:dc_knock=32 q:dc_knock=256 s:dc_knock=128 t:dc_knock=160 t2:dc_knock=160 \
+s2:dc_knock=128 q2:dc_knock=256 f2:dc_knock=32 n2:" llama4-maverick,deepseek-v3 1 " down |pair_pdl|ceiling" \
+       scales.txt ;;
   n) step ncu_def 50 ncu_down def ""
      step ncu_f 50 ncu_down f dc_knock=32 ;;
   o) step depth 220 abr "n: a:gu_pipe=3,gu_minb=3 c:gu_pipe=4,gu_minb=2 c2:gu_pipe=4,gu_minb=2 \
