@@ -50,15 +50,11 @@ ncu_down() {
   grep -aE "gpu__time|inst_issued|stalled_(long|short|mio|lg|barrier|wait|math|not_sel|selected|no_inst|dispatch|sleep|branch)|wavefronts|bank_conf|dram__" \
     "$out/ncu_down_$1.txt" | awk '{print "  " $1, $(NF-1), $NF}'
 }
-# waits: the pairs at M=1 with the down's wait sums (one mode per bench), the summary lines kept.
+# waits: the pairs at M=1 with the down's wait sums (one mode per bench; gpu_steps.sh timeline,
+# into tl_all.log; call 10 of session 27 ran an earlier copy of this loop into waits.log).
 waits() {
   for model in deepseek-v3 glm-4.5 llama4-maverick; do
-    for mode in 8 9 10 11; do
-      echo "-- $model dc_timeline=$mode" | tee -a "$out/waits.log"
-      MOEGEMV_CACHE_DIR=/tmp/cache_w$mode MOEGEMV_TUNE="gu_timeline=1,dc_timeline=$mode" timeout 100 \
-        .gpubin/moegemv bench --timeline --timeline-replays 3 --model $model --m 1 --batches 3 2>&1 |
-        tee -a "$out/waits.log" | grep -aE "M=1 pair|second stamp|  down [0-9]+ CTAs" | cut -c1-240
-    done
+    for mode in 8 9 10 11; do TL_MODE=$mode timeline "w${mode}_$model" "" $model; done
   done
 }
 card=$(card_name); echo "card: $card"
