@@ -17,7 +17,10 @@ weight; an SM issues at most 4 warp instructions per cycle (one per scheduler). 
 CLOCK = 1.98 GHz (H100 SXM and H200 both; the clock read on the device in earlier sessions).
 Loop bodies include the branches' cold paths only where they lie inside the body.
 """
-import collections, glob, os, re, subprocess, sys
+import collections, os, re, sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from sass_stats import cached_sass  # noqa: E402
 
 SMS, CLOCK, BYTES_PER_WEIGHT = 132, 1.98e9, 0.5625
 
@@ -56,14 +59,7 @@ def main():
     rate = {g: g * 1e9 / BYTES_PER_WEIGHT / (SMS * CLOCK) for g in ceilings}
     print("weights per SM-cycle at the ceiling: " +
           ", ".join(f"{g:.0f} GB/s {r:.1f}" for g, r in rate.items()))
-    for path in sorted(glob.glob(os.path.join(cache, "**", "*.cubin"), recursive=True)):
-        data = open(path, "rb").read()
-        elf = data.find(b"\x7fELF")
-        if elf < 0:
-            continue
-        tmp = "/tmp/sass_loops_entry.cubin"
-        open(tmp, "wb").write(data[elf:])
-        sass = subprocess.run(["cuobjdump", "-sass", tmp], capture_output=True, text=True).stdout
+    for _, sass in cached_sass(cache):
         for name, ins in functions(sass):
             loops = sorted(hmma_loops(ins), key=lambda l: l[0])
             for start, end, counts, length in loops:
