@@ -7,7 +7,7 @@ an H200's as measured by `moegemv bench`). For every function of every cubin in 
 cache, each loop (a backward branch) whose body holds an HMMA is printed, in address order, with
 its length, its HMMA count and its opcode mix. Loops nest (an unrolled step loop inside a unit
 loop, a routed tile's loop beside the shared expert's): which one carries a kernel's weights is
-read off the source, e.g. the M=1 kernel's routed loop is the one with the most HMMA per pass.
+read off the source and the mix (docs/PERF.md, Session 28, names them for the presets' kernels).
 
 One HMMA.16816 consumes 256 weights of A (16 rows x 16 k), so a loop of L instructions with h
 HMMA costs L / (256 h) warp instructions per weight. NVFP4 streams 0.5625 bytes per weight (a
