@@ -78,6 +78,25 @@ __device__ __forceinline__ void down_issue(const Barriers& bars, unsigned int sl
   }
 }
 
+// MOEGEMV_DC_SPRE: segment seg's block scales for the units u .. of token u / kTiles that this
+// CTA walks (up to `end`), prefetched into L2: the whole 128-row blocks they touch, one range of
+// kt * 512 bytes per block (a unit's scales are one 128-byte line per 512-byte atom, and 4 units'
+// share it, so a CTA that walks 4 or more units of a block needs all of it anyway). Nothing for a
+// skipped expert.
+template <int H, int I, int SI, int K, int CH, int D>
+__device__ __forceinline__ void down_prefetch_scales(const DownParams& p, int u, int end, int seg, int e) {
+  using S = DownStream<H, I, SI, K, CH, D>;
+  if (!MOEGEMV_DC_SPRE || seg >= S::kSegs || !(seg == K || (e >= 0 && e < p.e))) return;
+  const unsigned char* w;
+  const unsigned char* sf;
+  int kt;
+  down_segment<H, I, SI, K, CH, D>(p, seg, e, w, sf, kt);
+  const int tok = u / S::kTiles, last = min(end, (tok + 1) * S::kTiles) - 1;
+  const int b0 = (u % S::kTiles) / 16, b1 = (last % S::kTiles) / 16;  // 16 units of 8 rows: 128
+  ptx::prefetch_l2(sf + static_cast<long long>(b0) * kt * 512,
+                   static_cast<unsigned int>((b1 - b0 + 1) * kt * 512));
+}
+
 // Producer lane: the copy of rows n0.. of `w` into the slot `claim()` returns. kMayDecline:
 // claim() returns -1 for "not now", and then nothing is copied (false).
 template <int kSlotBytes, bool kMayDecline = false, class Claim>
@@ -92,12 +111,15 @@ __device__ __forceinline__ bool down_fill_rows(const Barriers& bars, unsigned in
 }
 
 // Lane seg's weights for unit u when one lane produces each segment (MOEGEMV_DC_LANES): its expert
-// id reloaded (into tok, e) when u starts a new token.
+// id reloaded (into tok, e) when u starts a new token, and (MOEGEMV_DC_SPRE) its scales prefetched.
 template <int H, int I, int SI, int K, int CH, int D>
-__device__ __forceinline__ const unsigned char* down_lane_weights(const DownParams& p, int u, int seg,
+__device__ __forceinline__ const unsigned char* down_lane_weights(const DownParams& p, int u, int end, int seg,
                                                                   int& tok, int& e) {
   using S = DownStream<H, I, SI, K, CH, D>;
-  if (u / S::kTiles != tok) tok = u / S::kTiles, e = seg < K ? p.ids[tok * K + seg] : -1;
+  if (u / S::kTiles != tok) {
+    tok = u / S::kTiles, e = seg < K ? p.ids[tok * K + seg] : -1;
+    down_prefetch_scales<H, I, SI, K, CH, D>(p, u, end, seg, e);
+  }
   const unsigned char* w;
   const unsigned char* sf;
   int kt;
@@ -119,6 +141,7 @@ __device__ __forceinline__ void down_produce(const DownParams& p, const Barriers
     if (u / S::kTiles != tok) {
       tok = u / S::kTiles;
       lane_id = lane < K ? p.ids[tok * K + lane] : -1;
+      down_prefetch_scales<H, I, SI, K, CH, D>(p, u, end, lane, lane_id);
     }
     const int n0 = (u % S::kTiles) * 8;
 #pragma unroll 1
@@ -172,7 +195,7 @@ __device__ __forceinline__ void down_produce_lanes(const DownParams& p, const Ba
   if constexpr (MOEGEMV_DC_LANES == 1) {
     while (__any_sync(0xffffffffu, u < end)) {
       if (u < end) {
-        const unsigned char* w = down_lane_weights<H, I, SI, K, CH, D>(p, u, seg, tok, e);
+        const unsigned char* w = down_lane_weights<H, I, SI, K, CH, D>(p, u, end, seg, tok, e);
         const RingPos<D> pos(u - begin);
         const int index = seg * D + pos.slot;
         auto claim = [&] {
@@ -188,7 +211,7 @@ __device__ __forceinline__ void down_produce_lanes(const DownParams& p, const Ba
     DownCopy next{};
     auto prepare = [&] {  // unit u's copy
       if (u >= end) return;
-      const unsigned char* w = down_lane_weights<H, I, SI, K, CH, D>(p, u, seg, tok, e);
+      const unsigned char* w = down_lane_weights<H, I, SI, K, CH, D>(p, u, end, seg, tok, e);
       next = down_copy(w, (u % S::kTiles) * 8, seg < K ? I : SI, seg == K || (e >= 0 && e < p.e));
     };
     prepare();

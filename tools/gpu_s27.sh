@@ -36,7 +36,8 @@
 #      (every unit reads tile 0's block scales, cached), t dc_knock=160 (that and no copies),
 #      against the default and f dc_knock=32 (no copies), mirrored n f q s t t2 s2 q2 f2 n2,
 #      Llama-4 and DeepSeek-V3 at M=1.
-#   a  by the card: an H200 runs B k; any other card s n (the next session's plan).
+#   a  by the card: an H200 runs B k; any other card the letters in A_OTHER (none by default:
+#      session 28 ran s n on an H100).
 set -u
 source "$(dirname "$0")/gpu_steps.sh"
 # ncu_down TAG TUNE: the metrics above for Llama-4's down, ncu_down_TAG.txt, key lines printed.
@@ -60,7 +61,7 @@ waits() {
 card=$(card_name); echo "card: $card"
 letters=("$@")
 if [ "${letters[*]}" = a ]; then
-  case $card in *H200*) letters=(B k) ;; *) letters=(s n) ;; esac
+  case $card in *H200*) letters=(B k) ;; *) letters=(${A_OTHER:-}) ;; esac
   echo "a on $card: ${letters[*]}"
 fi
 for letter in "${letters[@]}"; do

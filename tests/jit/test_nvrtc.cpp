@@ -134,6 +134,8 @@ TEST_CASE("the streaming down compiles without spills with either scale feed and
       {"dc_lanes=2", "#define MOEGEMV_DC_LANES 2"},
       {"dc_lanes=3", "#define MOEGEMV_DC_LANES 3"},
       {"dc_early=1", "#define MOEGEMV_DC_EARLY 1"},
+      {"dc_spre=1", "#define MOEGEMV_DC_SPRE 1"},
+      {"dc_spre=1,dc_lanes=1", "#define MOEGEMV_DC_SPRE 1"},
       {"dc_launch=1", "#define MOEGEMV_DC_LAUNCH 1"},
       {"dc_launch=2", "#define MOEGEMV_DC_LAUNCH 2"},
       {"dc_wstage=1", "#define MOEGEMV_DC_WSTAGE 1"},

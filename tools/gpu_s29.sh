@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Session 29's device plan (build: main, `make gpubin`; carry [".gpubin"]). The card is printed
+# first: compare numbers only within a call. Letters run in order; a step that no longer fits the
+# call's LIMIT is skipped and says so.
+#   e  the block scales prefetched into L2 by the down's producer (dc_spre=1, down_produce.cuh)
+#      against the default and dc_knock=128 (every unit reads tile 0's cached scales: the bound of
+#      any scheme that brings the scales nearer; wrong results), mirrored n e s s2 e2 n2, the four
+#      presets at M = 1, 4; then dc_spre=1's check (must print the default's lines).
+#   B  v55's closing bench (session 26's rule, --seed 1; gpu_s27.sh B): s27.json, s27.log.
+#   k  the streaming down's halves (gpu_s27.sh k).
+#   a  by the card: an H200 runs e B k; any other card e.
+set -u
+source "$(dirname "$0")/gpu_steps.sh"
+card=$(card_name); echo "card: $card"
+letters=("$@")
+if [ "${letters[*]}" = a ]; then
+  case $card in *H200*) letters=(e B k) ;; *) letters=(e) ;; esac
+  echo "a on $card: ${letters[*]}"
+fi
+for letter in "${letters[@]}"; do
+case $letter in
+  e) step spre 230 abr "n: e:dc_spre=1 s:dc_knock=128 s2:dc_knock=128 e2:dc_spre=1 n2:" \
+       deepseek-v3,glm-4.5,llama4-maverick,qwen3-next 1,4 " down |pair_pdl|ceiling" spre.txt
+     step check_spre 35 check_keys spre dc_spre=1 ;;
+  B|k) step "s27_$letter" 150 env LIMIT="$(left)" bash "$(dirname "$0")/gpu_s27.sh" "$letter" ;;
+  *) echo "gpu_s29.sh: no run letter $letter (a, e, B, k)" >&2 ;;
+esac
+done
+echo "call done at ${SECONDS} s"
