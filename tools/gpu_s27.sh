@@ -40,17 +40,6 @@
 #      session 28 ran s n on an H100).
 set -u
 source "$(dirname "$0")/gpu_steps.sh"
-# ncu_down TAG TUNE: the metrics above for Llama-4's down, ncu_down_TAG.txt, key lines printed.
-ncu_down() {
-  local ncu; ncu=$(command -v ncu || ls /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -1)
-  MOEGEMV_CACHE_DIR=/tmp/cache_ncu_$1 MOEGEMV_TUNE="$2" timeout 120 "$ncu" --clock-control none \
-    --graph-profiling node -k regex:moegemv_down_combine -c 1 --metrics \
-'gpu__time_duration.sum,sm__inst_issued.avg.pct_of_peak_sustained_active,regex:smsp__average_warps_issue_stalled_.*_per_issue_active.ratio,l1tex__data_pipe_lsu_wavefronts_mem_shared.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared.sum,dram__throughput.avg.pct_of_peak_sustained_elapsed' \
-    .gpubin/moegemv bench --model llama4-maverick --m 1 --batches 1 --replays 1 --layers 1 \
-    > "$out/ncu_down_$1.txt" 2>&1; echo "ncu $1 rc=$?"
-  grep -aE "gpu__time|inst_issued|stalled_(long|short|mio|lg|barrier|wait|math|not_sel|selected|no_inst|dispatch|sleep|branch)|wavefronts|bank_conf|dram__" \
-    "$out/ncu_down_$1.txt" | awk '{print "  " $1, $(NF-1), $NF}'
-}
 # waits: the pairs at M=1 with the down's wait sums (one mode per bench; gpu_steps.sh timeline,
 # into tl_all.log; call 10 of session 27 ran an earlier copy of this loop into waits.log).
 waits() {

@@ -6,15 +6,18 @@
 #      against the default and dc_knock=128 (every unit reads tile 0's cached scales: the bound of
 #      any scheme that brings the scales nearer; wrong results), mirrored n e s s2 e2 n2, the four
 #      presets at M = 1, 4; then dc_spre=1's check (must print the default's lines).
+#   n  ncu of the down alone at M=1 (Llama-4, then DeepSeek-V3), the default against dc_spre=1:
+#      whether the consumers' long-scoreboard stalls per issue (3.44 with the copies, 1.14 without
+#      on Llama-4, session 28 call 11, H100) fall with the scales prefetched.
 #   B  v55's closing bench (session 26's rule, --seed 1; gpu_s27.sh B): s27.json, s27.log.
 #   k  the streaming down's halves (gpu_s27.sh k).
-#   a  by the card: an H200 runs e B k; any other card e.
+#   a  by the card: an H200 runs e B n k; any other card e n.
 set -u
 source "$(dirname "$0")/gpu_steps.sh"
 card=$(card_name); echo "card: $card"
 letters=("$@")
 if [ "${letters[*]}" = a ]; then
-  case $card in *H200*) letters=(e B k) ;; *) letters=(e) ;; esac
+  case $card in *H200*) letters=(e B n k) ;; *) letters=(e n) ;; esac
   echo "a on $card: ${letters[*]}"
 fi
 for letter in "${letters[@]}"; do
@@ -22,8 +25,10 @@ case $letter in
   e) step spre 230 abr "n: e:dc_spre=1 s:dc_knock=128 s2:dc_knock=128 e2:dc_spre=1 n2:" \
        deepseek-v3,glm-4.5,llama4-maverick,qwen3-next 1,4 " down |pair_pdl|ceiling" spre.txt
      step check_spre 35 check_keys spre dc_spre=1 ;;
+  n) step ncu_spre 200 eval 'ncu_down def ""; ncu_down spre dc_spre=1;
+       ncu_down ds_def "" deepseek-v3; ncu_down ds_spre dc_spre=1 deepseek-v3' ;;
   B|k) step "s27_$letter" 150 env LIMIT="$(left)" bash "$(dirname "$0")/gpu_s27.sh" "$letter" ;;
-  *) echo "gpu_s29.sh: no run letter $letter (a, e, B, k)" >&2 ;;
+  *) echo "gpu_s29.sh: no run letter $letter (a, e, n, B, k)" >&2 ;;
 esac
 done
 echo "call done at ${SECONDS} s"

@@ -38,6 +38,19 @@ timeline() {
     .gpubin/${TL_BIN:-moegemv} bench --timeline --timeline-replays 3 --model "${3:-deepseek-v3}" --m 1 \
     --batches 3 2>&1 | tee -a "$out/tl_all.log" | grep -aE "$shown" | cut -c1-240
 }
+# ncu_down TAG TUNE [MODEL]: ncu of a preset's down alone (default Llama-4; M=1, one layer; ncu
+# flushes the caches): duration, issue, the stall reasons per issue, shared-memory wavefronts and
+# bank conflicts, DRAM throughput; into ncu_down_TAG.txt, the key lines printed (session 28).
+ncu_down() {
+  local ncu; ncu=$(command -v ncu || ls /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -1)
+  MOEGEMV_CACHE_DIR=/tmp/cache_ncu_$1 MOEGEMV_TUNE="$2" timeout 120 "$ncu" --clock-control none \
+    --graph-profiling node -k regex:moegemv_down_combine -c 1 --metrics \
+'gpu__time_duration.sum,sm__inst_issued.avg.pct_of_peak_sustained_active,regex:smsp__average_warps_issue_stalled_.*_per_issue_active.ratio,l1tex__data_pipe_lsu_wavefronts_mem_shared.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared.sum,dram__throughput.avg.pct_of_peak_sustained_elapsed' \
+    .gpubin/moegemv bench --model "${3:-llama4-maverick}" --m 1 --batches 1 --replays 1 --layers 1 \
+    > "$out/ncu_down_$1.txt" 2>&1; echo "ncu $1 rc=$?"
+  grep -aE "gpu__time|inst_issued|stalled_(long|short|mio|lg|barrier|wait|math|not_sel|selected|no_inst|dispatch|sleep|branch)|wavefronts|bank_conf|dram__" \
+    "$out/ncu_down_$1.txt" | awk '{print "  " $1, $(NF-1), $NF}'
+}
 # card_name: this machine's first GPU, as nvidia-smi names it (compare numbers only within a card).
 card_name() { nvidia-smi --query-gpu=name --format=csv,noheader | head -1; }
 # NEED=H200 (or any part of a card's name): a script that sources this stops at once on another
