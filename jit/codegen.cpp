@@ -88,7 +88,7 @@ std::string config_defines(const KernelConfig& c, bool gate_up) {
   if (c.stream && c.runs == 1) d += "#define MOEGEMV_DC_RUNS 1\n";
   if (c.stream && c.lanes) d += fmt::format("#define MOEGEMV_DC_LANES {}\n", c.lanes);
   if (c.stream && c.early) d += "#define MOEGEMV_DC_EARLY 1\n";
-  if (c.stream && c.spre) d += "#define MOEGEMV_DC_SPRE 1\n";
+  if (c.stream && c.spre) d += fmt::format("#define MOEGEMV_DC_SPRE {}\n", c.spre);
   if (c.stream && c.launch) d += fmt::format("#define MOEGEMV_DC_LAUNCH {}\n", c.launch);
   if (c.stream && c.wstage) d += fmt::format("#define MOEGEMV_DC_WSTAGE {}\n", c.wstage);
   if (c.stream && c.safter) d += "#define MOEGEMV_DC_SAFTER 1\n";
@@ -157,7 +157,7 @@ KernelConfig kernel_config(const Key& key, const std::string& tune) {
     else if (field == "runs" && !gu && (value == 1 || value == 2)) c.runs = value;
     else if (field == "lanes" && !gu && value <= 3) c.lanes = value;
     else if (field == "early" && !gu && value <= 1) c.early = value;
-    else if (field == "spre" && !gu && value <= 1) c.spre = value;
+    else if (field == "spre" && !gu && value <= 3) c.spre = value;
     else if (field == "launch" && !gu && value <= 2) c.launch = value;
     else if (field == "wstage" && !gu && value <= 2) c.wstage = value;
     else if (field == "timeline" && value <= (gu ? 1 : 11))
@@ -180,7 +180,7 @@ KernelConfig kernel_config(const Key& key, const std::string& tune) {
           "dc_ring 0|1|2, split 0|1, stream 0|1, dc_chunks 1..16, gu_slots 1..8, "
           "gu_stage 0|1, gu_order 0|1, gu_group 0|2..1024, gu_tiles 1|2, gu_tmin 1..256, dc_group 0|2..16, "
           "dc_rings 1..14, dc_sahead 1|2, dc_runs 1|2, dc_lanes 0..3, "
-          "dc_early 0|1, dc_spre 0|1, dc_launch 0..2, dc_wstage 0..2, gu_m1pipe 0..8, "
+          "dc_early 0|1, dc_spre 0..3, dc_launch 0..2, dc_wstage 0..2, gu_m1pipe 0..8, "
           "gu_m1minb 1..16, maxreg 0|24..255, decode 0..3, bindex 0|1, dc_gcount 0|1, gu_shx 0..2, safter 0|1, "
           "carve 0..100 (preferred % shared), gu_spair 0|1, "
           "timeline 0|1 (dc_ 0..7: mark points, 8..11: waits; diagnostic), "

@@ -78,15 +78,15 @@ __device__ __forceinline__ void down_issue(const Barriers& bars, unsigned int sl
   }
 }
 
-// MOEGEMV_DC_SPRE: segment seg's block scales for the units u .. of token u / kTiles that this
-// CTA walks (up to `end`), prefetched into L2: the whole 128-row blocks they touch, one range of
-// kt * 512 bytes per block (a unit's scales are one 128-byte line per 512-byte atom, and 4 units'
-// share it, so a CTA that walks 4 or more units of a block needs all of it anyway). Nothing for a
-// skipped expert.
+// MOEGEMV_DC_SPRE 1, 2: segment seg's block scales for the units u .. of token u / kTiles that
+// this CTA walks (up to `end`), prefetched into L2: the whole 128-row blocks they touch, one range
+// of kt * 512 bytes per block (a unit's scales are one 128-byte line per 512-byte atom, and 4
+// units share it, so a CTA that walks 4 or more units of a block needs all of it anyway). Nothing
+// for a skipped expert.
 template <int H, int I, int SI, int K, int CH, int D>
 __device__ __forceinline__ void down_prefetch_scales(const DownParams& p, int u, int end, int seg, int e) {
   using S = DownStream<H, I, SI, K, CH, D>;
-  if (!MOEGEMV_DC_SPRE || seg >= S::kSegs || !(seg == K || (e >= 0 && e < p.e))) return;
+  if (seg >= S::kSegs || !(seg == K || (e >= 0 && e < p.e))) return;
   const unsigned char* w;
   const unsigned char* sf;
   int kt;
@@ -95,6 +95,23 @@ __device__ __forceinline__ void down_prefetch_scales(const DownParams& p, int u,
   const int b0 = (u % S::kTiles) / 16, b1 = (last % S::kTiles) / 16;  // 16 units of 8 rows: 128
   ptx::prefetch_l2(sf + static_cast<long long>(b0) * kt * 512,
                    static_cast<unsigned int>((b1 - b0 + 1) * kt * 512));
+}
+
+// MOEGEMV_DC_SPRE 3: unit u's block-scale lines of segment seg into L2, one per 512-byte atom
+// (rows n0..n0+7 of their 128-row block: the 128 bytes at (n0 % 32) * 16), atoms lane, lane +
+// `lanes`, ...: a warp's 32 lanes take a segment of up to 32 atoms in one instruction.
+template <int H, int I, int SI, int K, int CH, int D>
+__device__ __forceinline__ void down_prefetch_unit_scales(const DownParams& p, int u, int seg, int e, int lane,
+                                                          int lanes) {
+  using S = DownStream<H, I, SI, K, CH, D>;
+  if (!(seg == K || (e >= 0 && e < p.e))) return;
+  const unsigned char* w;
+  const unsigned char* sf;
+  int kt;
+  down_segment<H, I, SI, K, CH, D>(p, seg, e, w, sf, kt);
+  const int n0 = (u % S::kTiles) * 8;
+  const unsigned char* line = sf + static_cast<long long>(n0 / 128) * kt * 512 + (n0 % 32) * 16;
+  for (int a = lane; a < kt; a += lanes) ptx::prefetch_line_l2(line + a * 512);
 }
 
 // Producer lane: the copy of rows n0.. of `w` into the slot `claim()` returns. kMayDecline:
@@ -111,14 +128,16 @@ __device__ __forceinline__ bool down_fill_rows(const Barriers& bars, unsigned in
 }
 
 // Lane seg's weights for unit u when one lane produces each segment (MOEGEMV_DC_LANES): its expert
-// id reloaded (into tok, e) when u starts a new token, and (MOEGEMV_DC_SPRE) its scales prefetched.
+// id reloaded (into tok, e) when u starts a new token, and its scales prefetched there
+// (MOEGEMV_DC_SPRE 1) or marked due after the token's first copy (2).
 template <int H, int I, int SI, int K, int CH, int D>
 __device__ __forceinline__ const unsigned char* down_lane_weights(const DownParams& p, int u, int end, int seg,
-                                                                  int& tok, int& e) {
+                                                                  int& tok, int& e, bool& due) {
   using S = DownStream<H, I, SI, K, CH, D>;
   if (u / S::kTiles != tok) {
     tok = u / S::kTiles, e = seg < K ? p.ids[tok * K + seg] : -1;
-    down_prefetch_scales<H, I, SI, K, CH, D>(p, u, end, seg, e);
+    if (MOEGEMV_DC_SPRE == 1) down_prefetch_scales<H, I, SI, K, CH, D>(p, u, end, seg, e);
+    due = MOEGEMV_DC_SPRE == 2;
   }
   const unsigned char* w;
   const unsigned char* sf;
@@ -136,12 +155,14 @@ __device__ __forceinline__ void down_produce(const DownParams& p, const Barriers
   const int lane = threadIdx.x % 32;
   const unsigned long long pol = ptx::evict_first_policy();
   int tok = -1, lane_id = -1;
+  bool due = false;  // MOEGEMV_DC_SPRE 2: the token's scales to prefetch after this unit's copies
   timeline::WaitSum<9> free_wait(lane == 0);  // (diagnostic)
   for (int u = begin; u < end; ++u) {
     if (u / S::kTiles != tok) {
       tok = u / S::kTiles;
       lane_id = lane < K ? p.ids[tok * K + lane] : -1;
-      down_prefetch_scales<H, I, SI, K, CH, D>(p, u, end, lane, lane_id);
+      if (MOEGEMV_DC_SPRE == 1) down_prefetch_scales<H, I, SI, K, CH, D>(p, u, end, lane, lane_id);
+      due = MOEGEMV_DC_SPRE == 2;
     }
     const int n0 = (u % S::kTiles) * 8;
 #pragma unroll 1
@@ -164,6 +185,13 @@ __device__ __forceinline__ void down_produce(const DownParams& p, const Barriers
                                       pol);
       }
       __syncwarp();
+    }
+    if (due) down_prefetch_scales<H, I, SI, K, CH, D>(p, u, end, lane, lane_id), due = false;
+    if (MOEGEMV_DC_SPRE == 3 && u + 1 < end && (u + 1) / S::kTiles == tok) {
+#pragma unroll 1
+      for (int seg = 0; seg < S::kSegs; ++seg)
+        down_prefetch_unit_scales<H, I, SI, K, CH, D>(p, u + 1, seg,
+                                                      __shfl_sync(0xffffffffu, lane_id, seg < K ? seg : 0), lane, 32);
     }
   }
 }
@@ -192,10 +220,18 @@ __device__ __forceinline__ void down_produce_lanes(const DownParams& p, const Ba
   const int lane = threadIdx.x % 32, seg = lane;
   const unsigned long long pol = ptx::evict_first_policy();
   int u = seg < S::kSegs ? begin : end, tok = -1, e = -1;
+  bool due = false;  // MOEGEMV_DC_SPRE 2: the token's scales to prefetch after this copy
+  // After unit u's copy: the scale prefetch of MOEGEMV_DC_SPRE 2 (the token's, once) or 3 (unit
+  // u + 1's lines, within the token).
+  auto after_copy = [&] {
+    if (due) down_prefetch_scales<H, I, SI, K, CH, D>(p, u, end, seg, e), due = false;
+    if (MOEGEMV_DC_SPRE == 3 && u + 1 < end && (u + 1) / S::kTiles == tok)
+      down_prefetch_unit_scales<H, I, SI, K, CH, D>(p, u + 1, seg, e, 0, 1);
+  };
   if constexpr (MOEGEMV_DC_LANES == 1) {
     while (__any_sync(0xffffffffu, u < end)) {
       if (u < end) {
-        const unsigned char* w = down_lane_weights<H, I, SI, K, CH, D>(p, u, end, seg, tok, e);
+        const unsigned char* w = down_lane_weights<H, I, SI, K, CH, D>(p, u, end, seg, tok, e, due);
         const RingPos<D> pos(u - begin);
         const int index = seg * D + pos.slot;
         auto claim = [&] {
@@ -203,15 +239,17 @@ __device__ __forceinline__ void down_produce_lanes(const DownParams& p, const Ba
           return free ? index : -1;
         };
         if (down_fill_rows<S::kSlotBytes, true>(bars, slots, seg == K || (e >= 0 && e < p.e), w,
-                                                (u % S::kTiles) * 8, seg < K ? I : SI, claim, pol))
+                                                (u % S::kTiles) * 8, seg < K ? I : SI, claim, pol)) {
+          after_copy();
           ++u;
+        }
       }
     }
   } else {
     DownCopy next{};
     auto prepare = [&] {  // unit u's copy
       if (u >= end) return;
-      const unsigned char* w = down_lane_weights<H, I, SI, K, CH, D>(p, u, end, seg, tok, e);
+      const unsigned char* w = down_lane_weights<H, I, SI, K, CH, D>(p, u, end, seg, tok, e, due);
       next = down_copy(w, (u % S::kTiles) * 8, seg < K ? I : SI, seg == K || (e >= 0 && e < p.e));
     };
     prepare();
@@ -224,6 +262,7 @@ __device__ __forceinline__ void down_produce_lanes(const DownParams& p, const Ba
                                                 : ptx::mbar_try_wait_for(bar, parity, kProducerPollNs);
         if (free) {
           down_issue<S::kSlotBytes>(bars, slots, index, next, pol);
+          after_copy();
           ++u;
           prepare();
         }

@@ -40,10 +40,12 @@
 #ifndef MOEGEMV_DC_LANES
 #define MOEGEMV_DC_LANES 0
 #endif
-// MOEGEMV_DC_SPRE 1 (session 29): the streaming down's producer lanes prefetch into L2
-// (cp.async.bulk.prefetch.L2) the block scales of every 128-row block the CTA's units of a token
-// touch, one range per segment, before that token's first copy; so the consumers' scale loads,
-// one unit ahead, hit L2 instead of queueing behind the bulk copies in DRAM (session 28, call 11).
+// MOEGEMV_DC_SPRE (session 29): the streaming down's producer prefetches the block scales into
+// L2, so that the consumers' scale loads, one unit ahead, hit L2 instead of queueing behind the
+// bulk copies in DRAM (session 28, call 11). 1: each segment's lane issues one bulk prefetch
+// (cp.async.bulk.prefetch.L2) of every 128-row block the CTA's units of a token touch, before
+// that token's first copy; 2: the same after the token's first unit's copies; 3: after unit u's
+// copies, unit u + 1's lines (one 128-byte line per 512-byte atom, prefetch.global.L2).
 #ifndef MOEGEMV_DC_SPRE
 #define MOEGEMV_DC_SPRE 0
 #endif
@@ -175,8 +177,8 @@ struct KernelConfig {
   int lanes;       // streaming down_combine: 1 = one producer lane per segment (MOEGEMV_DC_LANES;
                    // 2, 3: variants that prepare each copy before waiting, no gain in session 8)
   int early;       // streaming down_combine: 1 = routing info before the PDL wait (MOEGEMV_DC_EARLY)
-  int spre;        // streaming down_combine: 1 = each token's block scales prefetched into L2 by the
-                   // producer (MOEGEMV_DC_SPRE)
+  int spre;        // streaming down_combine: block scales prefetched into L2 by the producer: 1, 2
+                   // per token (before / after its first copies), 3 per unit (MOEGEMV_DC_SPRE)
   int launch;      // streaming down_combine: where griddepcontrol.launch_dependents is
                    // (MOEGEMV_DC_LAUNCH)
   int wstage;      // streaming down_combine: 1 = per-warp act staging with one warp per segment,

@@ -69,6 +69,11 @@ __device__ __forceinline__ void prefetch_l2(const void* ptr, unsigned int bytes)
   asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;" ::"l"(ptr), "r"(bytes) : "memory");
 }
 
+// One 128-byte line into L2 (no data returned, nothing to wait for).
+__device__ __forceinline__ void prefetch_line_l2(const void* ptr) {
+  asm volatile("prefetch.global.L2 [%0];" ::"l"(ptr));
+}
+
 // Asynchronous global -> shared copies (cp.async, sm_80+): the data waits in shared memory, not
 // in registers, so a warp can keep many steps of weights in flight. Completion is tracked per
 // thread in commit groups; wait<N> leaves at most the N most recent groups pending and makes the
