@@ -14,16 +14,18 @@
 #   n  ncu of the down alone at M=1 (Llama-4, then DeepSeek-V3), the default against dc_spre=1:
 #      whether the consumers' long-scoreboard stalls per issue (3.44 with the copies, 1.14 without
 #      on Llama-4, session 28 call 11, H100) fall with the scales prefetched.
+#   g  ncu of gate_up alone at M=1 (Llama-4: 79% of an H100's ceiling alone; DeepSeek-V3: 88%):
+#      what bounds Llama-4's (stalls, occupancy, grid).
 #   B  v55's closing bench (session 26's rule, --seed 1; gpu_s27.sh B): s27.json, s27.log.
 #   k  the streaming down's halves (gpu_s27.sh k).
 #   n3 as n with dc_spre=3.
-#   a  by the card: an H200 runs B L k; any other card L (calls 4, 5 ran e n, f n3 on H100s).
+#   a  by the card: an H200 runs B g k; any other card g (calls 4-6 ran e n, f n3, L on H100s).
 set -u
 source "$(dirname "$0")/gpu_steps.sh"
 card=$(card_name); echo "card: $card"
 letters=("$@")
 if [ "${letters[*]}" = a ]; then
-  case $card in *H200*) letters=(B L k) ;; *) letters=(L) ;; esac
+  case $card in *H200*) letters=(B g k) ;; *) letters=(g) ;; esac
   echo "a on $card: ${letters[*]}"
 fi
 for letter in "${letters[@]}"; do
@@ -35,6 +37,7 @@ case $letter in
        deepseek-v3,glm-4.5,llama4-maverick,qwen3-next 1 " down |pair_pdl|ceiling" spre3.txt
      step check_spre2 25 check_keys spre2 dc_spre=2
      step check_spre3 25 check_keys spre3 dc_spre=3 ;;
+  g) step ncu_gu 100 eval 'ncu_gate_up llama ""; ncu_gate_up ds "" deepseek-v3' ;;
   L) step spre_m 220 abr "n: e:dc_spre=1 f:dc_spre=2 f2:dc_spre=2 e2:dc_spre=1 n2:" \
        llama4-maverick,deepseek-v3 1,4,16 " down |pair|ceiling" spre_m.txt ;;
   n3) step ncu_spre3 200 eval 'ncu_down def ""; ncu_down spre3 dc_spre=3;
@@ -42,7 +45,7 @@ case $letter in
   n) step ncu_spre 200 eval 'ncu_down def ""; ncu_down spre dc_spre=1;
        ncu_down ds_def "" deepseek-v3; ncu_down ds_spre dc_spre=1 deepseek-v3' ;;
   B|k) step "s27_$letter" 150 env LIMIT="$(left)" bash "$(dirname "$0")/gpu_s27.sh" "$letter" ;;
-  *) echo "gpu_s29.sh: no run letter $letter (a, e, f, L, n, n3, B, k)" >&2 ;;
+  *) echo "gpu_s29.sh: no run letter $letter (a, e, f, g, L, n, n3, B, k)" >&2 ;;
 esac
 done
 echo "call done at ${SECONDS} s"

@@ -41,16 +41,21 @@ timeline() {
 # ncu_down TAG TUNE [MODEL]: ncu of a preset's down alone (default Llama-4; M=1, one layer; ncu
 # flushes the caches): duration, issue, the stall reasons per issue, shared-memory wavefronts and
 # bank conflicts, DRAM throughput; into ncu_down_TAG.txt, the key lines printed (session 28).
+# NCU_KERNEL (a regex, default moegemv_down_combine) profiles another kernel (ncu_gate_up), and
+# the launch's grid, block, registers and achieved occupancy come too (session 29).
 ncu_down() {
   local ncu; ncu=$(command -v ncu || ls /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -1)
+  local file="$out/ncu_${NCU_FILE:-down}_$1.txt"
   MOEGEMV_CACHE_DIR=/tmp/cache_ncu_$1 MOEGEMV_TUNE="$2" timeout 120 "$ncu" --clock-control none \
-    --graph-profiling node -k regex:moegemv_down_combine -c 1 --metrics \
-'gpu__time_duration.sum,sm__inst_issued.avg.pct_of_peak_sustained_active,regex:smsp__average_warps_issue_stalled_.*_per_issue_active.ratio,l1tex__data_pipe_lsu_wavefronts_mem_shared.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared.sum,dram__throughput.avg.pct_of_peak_sustained_elapsed' \
+    --graph-profiling node -k "regex:${NCU_KERNEL:-moegemv_down_combine}" -c 1 --metrics \
+'gpu__time_duration.sum,sm__inst_issued.avg.pct_of_peak_sustained_active,regex:smsp__average_warps_issue_stalled_.*_per_issue_active.ratio,l1tex__data_pipe_lsu_wavefronts_mem_shared.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared.sum,dram__throughput.avg.pct_of_peak_sustained_elapsed,sm__warps_active.avg.pct_of_peak_sustained_active,launch__grid_size,launch__block_size,launch__registers_per_thread' \
     .gpubin/moegemv bench --model "${3:-llama4-maverick}" --m 1 --batches 1 --replays 1 --layers 1 \
-    > "$out/ncu_down_$1.txt" 2>&1; echo "ncu $1 rc=$?"
-  grep -aE "gpu__time|inst_issued|stalled_(long|short|mio|lg|barrier|wait|math|not_sel|selected|no_inst|dispatch|sleep|branch)|wavefronts|bank_conf|dram__" \
-    "$out/ncu_down_$1.txt" | awk '{print "  " $1, $(NF-1), $NF}'
+    > "$file" 2>&1; echo "ncu $1 rc=$?"
+  grep -aE "gpu__time|inst_issued|stalled_(long|short|mio|lg|barrier|wait|math|not_sel|selected|no_inst|dispatch|sleep|branch)|wavefronts|bank_conf|dram__|warps_active|launch__" \
+    "$file" | awk '{print "  " $1, $(NF-1), $NF}'
 }
+# ncu_gate_up TAG TUNE [MODEL]: the same for gate_up alone (its M=1 kernel where it has one).
+ncu_gate_up() { NCU_KERNEL=moegemv_gate_up NCU_FILE=gate_up ncu_down "$@"; }
 # card_name: this machine's first GPU, as nvidia-smi names it (compare numbers only within a card).
 card_name() { nvidia-smi --query-gpu=name --format=csv,noheader | head -1; }
 # NEED=H200 (or any part of a card's name): a script that sources this stops at once on another
