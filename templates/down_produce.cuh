@@ -84,7 +84,8 @@ __device__ __forceinline__ void down_issue(const Barriers& bars, unsigned int sl
 // units share it, so a CTA that walks 4 or more units of a block needs all of it anyway). Nothing
 // for a skipped expert.
 template <int H, int I, int SI, int K, int CH, int D>
-__device__ __forceinline__ void down_prefetch_scales(const DownParams& p, int u, int end, int seg, int e) {
+__device__ __forceinline__ void down_prefetch_scales(const DownParams& p, int u, int end, int seg,
+                                                     int e) {
   using S = DownStream<H, I, SI, K, CH, D>;
   if (seg >= S::kSegs || !(seg == K || (e >= 0 && e < p.e))) return;
   const unsigned char* w;
@@ -101,8 +102,8 @@ __device__ __forceinline__ void down_prefetch_scales(const DownParams& p, int u,
 // (rows n0..n0+7 of their 128-row block: the 128 bytes at (n0 % 32) * 16), atoms lane, lane +
 // `lanes`, ...: a warp's 32 lanes take a segment of up to 32 atoms in one instruction.
 template <int H, int I, int SI, int K, int CH, int D>
-__device__ __forceinline__ void down_prefetch_unit_scales(const DownParams& p, int u, int seg, int e, int lane,
-                                                          int lanes) {
+__device__ __forceinline__ void down_prefetch_unit_scales(const DownParams& p, int u, int seg,
+                                                          int e, int lane, int lanes) {
   using S = DownStream<H, I, SI, K, CH, D>;
   if (!(seg == K || (e >= 0 && e < p.e))) return;
   const unsigned char* w;
@@ -131,8 +132,9 @@ __device__ __forceinline__ bool down_fill_rows(const Barriers& bars, unsigned in
 // id reloaded (into tok, e) when u starts a new token, and its scales prefetched there
 // (MOEGEMV_DC_SPRE 1) or marked due after the token's first copy (2).
 template <int H, int I, int SI, int K, int CH, int D>
-__device__ __forceinline__ const unsigned char* down_lane_weights(const DownParams& p, int u, int end, int seg,
-                                                                  int& tok, int& e, bool& due) {
+__device__ __forceinline__ const unsigned char* down_lane_weights(const DownParams& p, int u,
+                                                                  int end, int seg, int& tok,
+                                                                  int& e, bool& due) {
   using S = DownStream<H, I, SI, K, CH, D>;
   if (u / S::kTiles != tok) {
     tok = u / S::kTiles, e = seg < K ? p.ids[tok * K + seg] : -1;
@@ -189,9 +191,10 @@ __device__ __forceinline__ void down_produce(const DownParams& p, const Barriers
     if (due) down_prefetch_scales<H, I, SI, K, CH, D>(p, u, end, lane, lane_id), due = false;
     if (MOEGEMV_DC_SPRE == 3 && u + 1 < end && (u + 1) / S::kTiles == tok) {
 #pragma unroll 1
-      for (int seg = 0; seg < S::kSegs; ++seg)
-        down_prefetch_unit_scales<H, I, SI, K, CH, D>(p, u + 1, seg,
-                                                      __shfl_sync(0xffffffffu, lane_id, seg < K ? seg : 0), lane, 32);
+      for (int seg = 0; seg < S::kSegs; ++seg) {
+        const int e = __shfl_sync(0xffffffffu, lane_id, seg < K ? seg : 0);
+        down_prefetch_unit_scales<H, I, SI, K, CH, D>(p, u + 1, seg, e, lane, 32);
+      }
     }
   }
 }
