@@ -16,16 +16,18 @@
 #      on Llama-4, session 28 call 11, H100) fall with the scales prefetched.
 #   g  ncu of gate_up alone at M=1 (Llama-4: 79% of an H100's ceiling alone; DeepSeek-V3: 88%):
 #      what bounds Llama-4's (stalls, occupancy, grid).
+#   w  Llama-4's gate_up with 2-warp CTAs (gu_warps=2,gu_minb=10,gu_m1minb=8: the same resident
+#      warps, each warp 10 steps of 256 instead of 5 at M=1), mirrored n w w2 n2, M = 1, 4.
 #   B  v55's closing bench (session 26's rule, --seed 1; gpu_s27.sh B): s27.json, s27.log.
 #   k  the streaming down's halves (gpu_s27.sh k).
 #   n3 as n with dc_spre=3.
-#   a  by the card: an H200 runs B g k; any other card g (calls 4-6 ran e n, f n3, L on H100s).
+#   a  by the card: an H200 runs B w; any other card w g (calls 4-6 ran e n, f n3, L on H100s).
 set -u
 source "$(dirname "$0")/gpu_steps.sh"
 card=$(card_name); echo "card: $card"
 letters=("$@")
 if [ "${letters[*]}" = a ]; then
-  case $card in *H200*) letters=(B g k) ;; *) letters=(g) ;; esac
+  case $card in *H200*) letters=(B w) ;; *) letters=(w g) ;; esac
   echo "a on $card: ${letters[*]}"
 fi
 for letter in "${letters[@]}"; do
@@ -37,6 +39,8 @@ case $letter in
        deepseek-v3,glm-4.5,llama4-maverick,qwen3-next 1 " down |pair_pdl|ceiling" spre3.txt
      step check_spre2 25 check_keys spre2 dc_spre=2
      step check_spre3 25 check_keys spre3 dc_spre=3 ;;
+  w) step llama_w2 90 abr "n: w:gu_warps=2,gu_minb=10,gu_m1minb=8 w2:gu_warps=2,gu_minb=10,gu_m1minb=8 n2:" \
+       llama4-maverick 1,4 " gate_up |pair|ceiling" llama_w2.txt ;;
   g) step ncu_gu 100 eval 'ncu_gate_up llama ""; ncu_gate_up ds "" deepseek-v3' ;;
   L) step spre_m 220 abr "n: e:dc_spre=1 f:dc_spre=2 f2:dc_spre=2 e2:dc_spre=1 n2:" \
        llama4-maverick,deepseek-v3 1,4,16 " down |pair|ceiling" spre_m.txt ;;
@@ -45,7 +49,7 @@ case $letter in
   n) step ncu_spre 200 eval 'ncu_down def ""; ncu_down spre dc_spre=1;
        ncu_down ds_def "" deepseek-v3; ncu_down ds_spre dc_spre=1 deepseek-v3' ;;
   B|k) step "s27_$letter" 150 env LIMIT="$(left)" bash "$(dirname "$0")/gpu_s27.sh" "$letter" ;;
-  *) echo "gpu_s29.sh: no run letter $letter (a, e, f, g, L, n, n3, B, k)" >&2 ;;
+  *) echo "gpu_s29.sh: no run letter $letter (a, e, f, g, w, L, n, n3, B, k)" >&2 ;;
 esac
 done
 echo "call done at ${SECONDS} s"
