@@ -21,13 +21,14 @@
 #   B  v55's closing bench (session 26's rule, --seed 1; gpu_s27.sh B): s27.json, s27.log.
 #   k  the streaming down's halves (gpu_s27.sh k).
 #   n3 as n with dc_spre=3.
-#   a  by the card: an H200 runs B w; any other card w g (calls 4-6 ran e n, f n3, L on H100s).
+#   a  by the card: an H200 runs B w g k; any other card w g (calls 4-6 ran e n, f n3, L on
+#      H100s; w and g have not run yet).
 set -u
 source "$(dirname "$0")/gpu_steps.sh"
 card=$(card_name); echo "card: $card"
 letters=("$@")
 if [ "${letters[*]}" = a ]; then
-  case $card in *H200*) letters=(B w) ;; *) letters=(w g) ;; esac
+  case $card in *H200*) letters=(B w g k) ;; *) letters=(w g) ;; esac
   echo "a on $card: ${letters[*]}"
 fi
 for letter in "${letters[@]}"; do
