@@ -17,7 +17,7 @@
 #   g  ncu of gate_up alone at M=1 (Llama-4: 79% of an H100's ceiling alone; DeepSeek-V3: 88%):
 #      what bounds Llama-4's (stalls, occupancy, grid).
 #   w  Llama-4's gate_up with 2-warp CTAs (gu_warps=2,gu_minb=10,gu_m1minb=8: the same resident
-#      warps, each warp 10 steps of 256 instead of 5 at M=1), mirrored n w w2 n2, M = 1, 4.
+#      warps, each warp 20 steps of 128 instead of 10 at M=1), mirrored n w w2 n2, M = 1, 4.
 #   B  v55's closing bench (session 26's rule, --seed 1; gpu_s27.sh B): s27.json, s27.log.
 #   k  the streaming down's halves (gpu_s27.sh k).
 #   n3 as n with dc_spre=3.
