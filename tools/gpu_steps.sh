@@ -38,24 +38,25 @@ timeline() {
     .gpubin/${TL_BIN:-moegemv} bench --timeline --timeline-replays 3 --model "${3:-deepseek-v3}" --m 1 \
     --batches 3 2>&1 | tee -a "$out/tl_all.log" | grep -aE "$shown" | cut -c1-240
 }
-# ncu_down TAG TUNE [MODEL]: ncu of a preset's down alone (default Llama-4; M=1, one layer; ncu
-# flushes the caches): duration, issue, the stall reasons per issue, shared-memory wavefronts and
-# bank conflicts, DRAM throughput; into ncu_down_TAG.txt, the key lines printed (session 28).
-# NCU_KERNEL (a regex, default moegemv_down_combine) profiles another kernel (ncu_gate_up), and
-# the launch's grid, block, registers and achieved occupancy come too (session 29).
-ncu_down() {
+# ncu_kernel REGEX NAME TAG TUNE [MODEL]: ncu of the first kernel matching REGEX in a preset's
+# bench at M=1 (default Llama-4; one layer; ncu flushes the caches): duration, issue, the stall
+# reasons per issue, shared-memory wavefronts and bank conflicts, DRAM throughput, achieved
+# occupancy, the launch's grid, block and registers; into ncu_NAME_TAG.txt, the key lines printed.
+ncu_kernel() {
   local ncu; ncu=$(command -v ncu || ls /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -1)
-  local file="$out/ncu_${NCU_FILE:-down}_$1.txt"
-  MOEGEMV_CACHE_DIR=/tmp/cache_ncu_$1 MOEGEMV_TUNE="$2" timeout 120 "$ncu" --clock-control none \
-    --graph-profiling node -k "regex:${NCU_KERNEL:-moegemv_down_combine}" -c 1 --metrics \
+  local file="$out/ncu_$2_$3.txt"
+  MOEGEMV_CACHE_DIR=/tmp/cache_ncu_$3 MOEGEMV_TUNE="$4" timeout 120 "$ncu" --clock-control none \
+    --graph-profiling node -k "regex:$1" -c 1 --metrics \
 'gpu__time_duration.sum,sm__inst_issued.avg.pct_of_peak_sustained_active,regex:smsp__average_warps_issue_stalled_.*_per_issue_active.ratio,l1tex__data_pipe_lsu_wavefronts_mem_shared.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared.sum,dram__throughput.avg.pct_of_peak_sustained_elapsed,sm__warps_active.avg.pct_of_peak_sustained_active,launch__grid_size,launch__block_size,launch__registers_per_thread' \
-    .gpubin/moegemv bench --model "${3:-llama4-maverick}" --m 1 --batches 1 --replays 1 --layers 1 \
-    > "$file" 2>&1; echo "ncu $1 rc=$?"
+    .gpubin/moegemv bench --model "${5:-llama4-maverick}" --m 1 --batches 1 --replays 1 --layers 1 \
+    > "$file" 2>&1; echo "ncu $3 rc=$?"
   grep -aE "gpu__time|inst_issued|stalled_(long|short|mio|lg|barrier|wait|math|not_sel|selected|no_inst|dispatch|sleep|branch)|wavefronts|bank_conf|dram__|warps_active|launch__" \
     "$file" | awk '{print "  " $1, $(NF-1), $NF}'
 }
-# ncu_gate_up TAG TUNE [MODEL]: the same for gate_up alone (its M=1 kernel where it has one).
-ncu_gate_up() { NCU_KERNEL=moegemv_gate_up NCU_FILE=gate_up ncu_down "$@"; }
+# ncu_down / ncu_gate_up TAG TUNE [MODEL]: the down alone (session 28), gate_up alone (its M=1
+# kernel where it has one; session 29).
+ncu_down() { ncu_kernel moegemv_down_combine down "$@"; }
+ncu_gate_up() { ncu_kernel moegemv_gate_up gate_up "$@"; }
 # card_name: this machine's first GPU, as nvidia-smi names it (compare numbers only within a card).
 card_name() { nvidia-smi --query-gpu=name --format=csv,noheader | head -1; }
 # NEED=H200 (or any part of a card's name): a script that sources this stops at once on another

@@ -4,7 +4,7 @@
 Usage: sass_stats.py CACHE_DIR OUT_DIR. Writes OUT_DIR/sass_<kernel>.txt (full SASS) and prints,
 per cubin, its opcode counts over the whole cubin (every function in it); tools/sass_loops.py
 gives each HMMA loop's counts and the instructions per weight."""
-import collections, glob, os, re, subprocess, sys
+import collections, glob, os, re, subprocess, sys, tempfile
 
 
 def cached_sass(cache):
@@ -14,9 +14,11 @@ def cached_sass(cache):
         elf = data.find(b"\x7fELF")
         if elf < 0:
             continue
-        tmp = f"/tmp/sass_entry_{os.getpid()}.cubin"
-        open(tmp, "wb").write(data[elf:])
-        yield path, subprocess.run(["cuobjdump", "-sass", tmp], capture_output=True, text=True).stdout
+        with tempfile.NamedTemporaryFile(suffix=".cubin") as tmp:
+            tmp.write(data[elf:])
+            tmp.flush()
+            sass = subprocess.run(["cuobjdump", "-sass", tmp.name], capture_output=True, text=True).stdout
+        yield path, sass
 
 
 def main():
