@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Session 30's device plan (build: main, `make gpubin`; carry [".gpubin"]). The card is printed
+# first: compare numbers only within a call. Letters run in order; a step that no longer fits the
+# call's LIMIT is skipped and says so.
+#   x  Llama-4: 2-warp gate_up CTAs (W below; call 7: pair with PDL -0.7% at M=1) and the down's
+#      scale prefetch (dc_spre=1; session 29: -1.5% there) alone and together, mirrored
+#      n w s ws ws2 s2 w2 n2, M = 1, 4.
+#   c  the check of both together (must print the default's lines: session 27 call 2).
+#   t  Llama-4's gate_up as the persistent streaming kernel (gu_stream=1, default and 12 consumer
+#      warps; last measured in session 4 on DeepSeek-V3, 1.4-1.7x the classic), mirrored
+#      n t u u2 t2 n2, M=1.
+#   p  ncu of Llama-4's gate_up at M=1 with per-instruction stall samples (gpu_profile.sh).
+#   a  x c t p.
+set -u
+source "$(dirname "$0")/gpu_steps.sh"
+card=$(card_name); echo "card: $card"
+W=gu_warps=2,gu_minb=10,gu_m1minb=8
+letters=("$@")
+[ "${letters[*]}" = a ] && letters=(x c t p)
+for letter in "${letters[@]}"; do
+case $letter in
+  x) step llama_ws 130 abr "n: w:$W s:dc_spre=1 ws:$W,dc_spre=1 ws2:$W,dc_spre=1 s2:dc_spre=1 w2:$W n2:" \
+       llama4-maverick 1,4 " gate_up | down |pair|ceiling" llama_ws.txt ;;
+  c) step check_ws 35 check_keys ws "$W,dc_spre=1" ;;
+  t) step llama_stream 90 abr "n: t:gu_stream=1 u:gu_stream=1,gu_warps=12 u2:gu_stream=1,gu_warps=12 t2:gu_stream=1 n2:" \
+       llama4-maverick 1 " gate_up |pair_pdl|ceiling" llama_stream.txt ;;
+  p) step ncu_src 120 env KERNELS=gate_up OUT="$out" bash "$(dirname "$0")/gpu_profile.sh" llama4-maverick 1 llama ;;
+  *) echo "gpu_s30.sh: no run letter $letter (a, x, c, t, p)" >&2 ;;
+esac
+done
+echo "call done at ${SECONDS} s"
