@@ -10,13 +10,13 @@
 #      warps; last measured in session 4 on DeepSeek-V3, 1.4-1.7x the classic), mirrored
 #      n t u u2 t2 n2, M=1.
 #   p  ncu of Llama-4's gate_up at M=1 with per-instruction stall samples (gpu_profile.sh).
-#   a  x c t p.
+#   a  x p c t.
 set -u
 source "$(dirname "$0")/gpu_steps.sh"
 card=$(card_name); echo "card: $card"
 W=gu_warps=2,gu_minb=10,gu_m1minb=8
 letters=("$@")
-[ "${letters[*]}" = a ] && letters=(x c t p)
+[ "${letters[*]}" = a ] && letters=(x p c t)
 for letter in "${letters[@]}"; do
 case $letter in
   x) step llama_ws 130 abr "n: w:$W s:dc_spre=1 ws:$W,dc_spre=1 ws2:$W,dc_spre=1 s2:dc_spre=1 w2:$W n2:" \
