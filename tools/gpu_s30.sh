@@ -5,15 +5,17 @@
 #   x  Llama-4: 2-warp gate_up CTAs (W below; call 7: pair with PDL -0.7% at M=1) and the down's
 #      scale prefetch (dc_spre=1; session 29: -1.5% there) alone and together, mirrored
 #      n w s ws ws2 s2 w2 n2, M = 1, 4.
-#   c  the check of both together (must print the default's lines: session 27 call 2).
+#   c  the check of both together (call 8: not the default's lines; 2 warps, another order).
 #   t  Llama-4's gate_up as the persistent streaming kernel (gu_stream=1, default and 12 consumer
 #      warps; last measured in session 4 on DeepSeek-V3, 1.4-1.7x the classic), mirrored
 #      n t u u2 t2 n2, M=1.
 #   p  ncu of Llama-4's gate_up at M=1 with per-instruction stall samples (gpu_profile.sh).
 #   q  Llama-4's gate_up with both tiles split (128-byte row pieces; the shared expert's through
 #      gu_shx=2, which holds at M = 1 only; gu_m1pipe=0: the M=1 kernel at 3 steps spills with it)
-#      against the routed tiles alone split, mirrored n a b b2 a2 n2, M=1; then a's check.
-#   a  x p c t.
+#      against the routed tiles alone split (b) and both split with the M=1 kernel at 3 steps and
+#      12 warps (m: gu_m1minb=3, 166 registers, no spill), mirrored n a b m m2 b2 a2 n2, M=1;
+#      then a's check.
+#   a  x p c t (call 8 ran them on an H100); q is the next call's.
 set -u
 source "$(dirname "$0")/gpu_steps.sh"
 card=$(card_name); echo "card: $card"
@@ -27,9 +29,10 @@ case $letter in
   c) step check_ws 35 check_keys ws "$W,dc_spre=1" ;;
   t) step llama_stream 90 abr "n: t:gu_stream=1 u:gu_stream=1,gu_warps=12 u2:gu_stream=1,gu_warps=12 t2:gu_stream=1 n2:" \
        llama4-maverick 1 " gate_up |pair_pdl|ceiling" llama_stream.txt ;;
-  q) step llama_split 80 abr "n: a:gu_split=1,gu_shx=2,gu_m1pipe=0 b:gu_split=1,gu_m1pipe=0 b2:gu_split=1,gu_m1pipe=0 a2:gu_split=1,gu_shx=2,gu_m1pipe=0 n2:" \
+  q) A=gu_split=1,gu_shx=2,gu_m1pipe=0 B=gu_split=1,gu_m1pipe=0 C3=gu_split=1,gu_shx=2,gu_m1minb=3
+     step llama_split 110 abr "n: a:$A b:$B m:$C3 m2:$C3 b2:$B a2:$A n2:" \
        llama4-maverick 1 " gate_up |pair|ceiling" llama_split.txt
-     step check_split 30 check_keys split gu_split=1,gu_shx=2,gu_m1pipe=0 ;;
+     step check_split 30 check_keys split "$A" ;;
   p) step ncu_src 120 env KERNELS=gate_up OUT="$out" bash "$(dirname "$0")/gpu_profile.sh" llama4-maverick 1 llama ;;
   *) echo "gpu_s30.sh: no run letter $letter (a, x, c, t, p, q)" >&2 ;;
 esac
