@@ -24,16 +24,19 @@ letters=("$@")
 [ "${letters[*]}" = a ] && letters=(x p c t)
 for letter in "${letters[@]}"; do
 case $letter in
-  x) step llama_ws 130 abr "n: w:$W s:dc_spre=1 ws:$W,dc_spre=1 ws2:$W,dc_spre=1 s2:dc_spre=1 w2:$W n2:" \
+  x) S=dc_spre=1
+     step llama_ws 130 abr "n: w:$W s:$S ws:$W,$S ws2:$W,$S s2:$S w2:$W n2:" \
        llama4-maverick 1,4 " gate_up | down |pair|ceiling" llama_ws.txt ;;
   c) step check_ws 35 check_keys ws "$W,dc_spre=1" ;;
-  t) step llama_stream 90 abr "n: t:gu_stream=1 u:gu_stream=1,gu_warps=12 u2:gu_stream=1,gu_warps=12 t2:gu_stream=1 n2:" \
+  t) T=gu_stream=1 U=gu_stream=1,gu_warps=12
+     step llama_stream 90 abr "n: t:$T u:$U u2:$U t2:$T n2:" \
        llama4-maverick 1 " gate_up |pair_pdl|ceiling" llama_stream.txt ;;
   q) A=gu_split=1,gu_shx=2,gu_m1pipe=0 B=gu_split=1,gu_m1pipe=0 C3=gu_split=1,gu_shx=2,gu_m1minb=3
      step llama_split 110 abr "n: a:$A b:$B m:$C3 m2:$C3 b2:$B a2:$A n2:" \
        llama4-maverick 1 " gate_up |pair|ceiling" llama_split.txt
      step check_split 30 check_keys split "$A" ;;
-  p) step ncu_src 120 env KERNELS=gate_up OUT="$out" bash "$(dirname "$0")/gpu_profile.sh" llama4-maverick 1 llama ;;
+  p) step ncu_src 120 env KERNELS=gate_up OUT="$out" \
+       bash "$(dirname "$0")/gpu_profile.sh" llama4-maverick 1 llama ;;
   *) echo "gpu_s30.sh: no run letter $letter (a, x, c, t, p, q)" >&2 ;;
 esac
 done
