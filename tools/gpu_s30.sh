@@ -2,10 +2,10 @@
 # Session 30's device plan (build: main, `make gpubin`; carry [".gpubin"]). The card is printed
 # first: compare numbers only within a call. Letters run in order; a step that no longer fits the
 # call's LIMIT is skipped and says so.
-#   x  Llama-4: 2-warp gate_up CTAs (W below; call 7: pair with PDL -0.7% at M=1) and the down's
+#   x  Llama-4: 2-warp gate_up CTAs (W below; call 12: pair with PDL -0.7% at M=1) and the down's
 #      scale prefetch (dc_spre=1; session 29: -1.5% there) alone and together, mirrored
 #      n w s ws ws2 s2 w2 n2, M = 1, 4.
-#   c  the check of both together (call 8: not the default's lines; 2 warps, another order).
+#   c  the check of both together (call 18: not the default's lines; 2 warps, another order).
 #   t  Llama-4's gate_up as the persistent streaming kernel (gu_stream=1, default and 12 consumer
 #      warps; last measured in session 4 on DeepSeek-V3, 1.4-1.7x the classic), mirrored
 #      n t u u2 t2 n2, M=1.
@@ -15,7 +15,7 @@
 #      against the routed tiles alone split (b) and both split with the M=1 kernel at 3 steps and
 #      12 warps (m: gu_m1minb=3, 166 registers, no spill), mirrored n a b m m2 b2 a2 n2, M=1;
 #      then a's check.
-#   a  x p c t (call 8 ran them on an H100); q is the next call's.
+#   a  x p c t (call 18 ran them on an H100); q is the next call's.
 set -u
 source "$(dirname "$0")/gpu_steps.sh"
 card=$(card_name); echo "card: $card"
