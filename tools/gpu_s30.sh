@@ -15,6 +15,8 @@
 #      against the routed tiles alone split (b) and both split with the M=1 kernel at 3 steps and
 #      12 warps (m: gu_m1minb=3, 166 registers, no spill), mirrored n a b m m2 b2 a2 n2, M=1;
 #      then a's check.
+#   v  v55 (main's build) against v56 (branch v56-llama-split: q's a as Llama-4's default), built
+#      as .gpubin/moegemv_v56, mirrored n v v2 n2 on Llama-4 at M = 1, 4, 16; then v56's check.
 #   a  x p c t (call 18 ran them on an H100); q is the next call's.
 set -u
 source "$(dirname "$0")/gpu_steps.sh"
@@ -35,9 +37,12 @@ case $letter in
      step llama_split 110 abr "n: a:$A b:$B m:$C3 m2:$C3 b2:$B a2:$A n2:" \
        llama4-maverick 1 " gate_up |pair|ceiling" llama_split.txt
      step check_split 30 check_keys split "$A" ;;
+  v) step llama_v56 120 abr "n: v@moegemv_v56: v2@moegemv_v56: n2:" \
+       llama4-maverick 1,4,16 " gate_up |pair|ceiling" llama_v56.txt
+     CHECK_BIN=moegemv_v56 step check_v56 30 check_keys v56 "" ;;
   p) step ncu_src 120 env KERNELS=gate_up OUT="$out" \
        bash "$(dirname "$0")/gpu_profile.sh" llama4-maverick 1 llama ;;
-  *) echo "gpu_s30.sh: no run letter $letter (a, x, c, t, p, q)" >&2 ;;
+  *) echo "gpu_s30.sh: no run letter $letter (a, x, c, t, p, q, v)" >&2 ;;
 esac
 done
 echo "call done at ${SECONDS} s"

@@ -14,8 +14,10 @@ step() {  # step NAME NEEDED_SECONDS COMMAND...: runs COMMAND if NEEDED_SECONDS 
 }
 # check_keys NAME TUNE: `moegemv check` with seed 61 on four presets' shapes at M = 1, 3, 16 (the
 # scale-after forms' check since session 21): the probe's verdict and the failing (shape, M) keys.
+# CHECK_BIN: another build in .gpubin (default moegemv).
 check_keys() {
-  MOEGEMV_SEED=61 MOEGEMV_TUNE="$2" MOEGEMV_CACHE_DIR=/tmp/cache_check_$1 timeout 120 .gpubin/moegemv check \
+  MOEGEMV_SEED=61 MOEGEMV_TUNE="$2" MOEGEMV_CACHE_DIR=/tmp/cache_check_$1 timeout 120 \
+    ".gpubin/${CHECK_BIN:-moegemv}" check \
     --shape 7168:2048:2048:8 --shape 2048:512:512:10 --shape 5120:1536:1536:8 --shape 5120:8192:8192:1 \
     --m 1,3,16 --e 16 --replays 1 > "$out/check_e_$1.log" 2>&1; echo "check $1 rc=$?"
   grep -a 'probe' "$out/check_e_$1.log" | cut -c1-200
