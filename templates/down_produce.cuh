@@ -78,6 +78,17 @@ __device__ __forceinline__ void down_issue(const Barriers& bars, unsigned int sl
   }
 }
 
+// Segment seg's block scales for expert e and their k-atoms (MOEGEMV_DC_SPRE); false for a skipped
+// expert, which has none.
+template <int H, int I, int SI, int K, int CH, int D>
+__device__ __forceinline__ bool down_segment_scales(const DownParams& p, int seg, int e,
+                                                    const unsigned char*& sf, int& kt) {
+  if (!(seg == K || (e >= 0 && e < p.e))) return false;
+  const unsigned char* w;
+  down_segment<H, I, SI, K, CH, D>(p, seg, e, w, sf, kt);
+  return true;
+}
+
 // MOEGEMV_DC_SPRE 1, 2: segment seg's block scales for the units u .. of token u / kTiles that
 // this CTA walks (up to `end`), prefetched into L2: the whole 128-row blocks they touch, one range
 // of kt * 512 bytes per block (a unit's scales are one 128-byte line per 512-byte atom, and 4
@@ -87,11 +98,9 @@ template <int H, int I, int SI, int K, int CH, int D>
 __device__ __forceinline__ void down_prefetch_scales(const DownParams& p, int u, int end, int seg,
                                                      int e) {
   using S = DownStream<H, I, SI, K, CH, D>;
-  if (seg >= S::kSegs || !(seg == K || (e >= 0 && e < p.e))) return;
-  const unsigned char* w;
   const unsigned char* sf;
   int kt;
-  down_segment<H, I, SI, K, CH, D>(p, seg, e, w, sf, kt);
+  if (seg >= S::kSegs || !down_segment_scales<H, I, SI, K, CH, D>(p, seg, e, sf, kt)) return;
   const int tok = u / S::kTiles, last = min(end, (tok + 1) * S::kTiles) - 1;
   const int b0 = (u % S::kTiles) / 16, b1 = (last % S::kTiles) / 16;  // 16 units of 8 rows: 128
   ptx::prefetch_l2(sf + static_cast<long long>(b0) * kt * 512,
@@ -105,11 +114,9 @@ template <int H, int I, int SI, int K, int CH, int D>
 __device__ __forceinline__ void down_prefetch_unit_scales(const DownParams& p, int u, int seg,
                                                           int e, int lane, int lanes) {
   using S = DownStream<H, I, SI, K, CH, D>;
-  if (!(seg == K || (e >= 0 && e < p.e))) return;
-  const unsigned char* w;
   const unsigned char* sf;
   int kt;
-  down_segment<H, I, SI, K, CH, D>(p, seg, e, w, sf, kt);
+  if (!down_segment_scales<H, I, SI, K, CH, D>(p, seg, e, sf, kt)) return;
   const int n0 = (u % S::kTiles) * 8;
   const unsigned char* line = sf + static_cast<long long>(n0 / 128) * kt * 512 + (n0 % 32) * 16;
   for (int a = lane; a < kt; a += lanes) ptx::prefetch_line_l2(line + a * 512);

@@ -5,12 +5,11 @@
 # KERNELS (default "gate_up down_combine") picks the kernels; PIPES=1 adds a pass of the pipes'
 # utilization (ncu_pipes_TAG_KERNEL.txt: each pipe's active cycles and instructions, % of peak).
 set -u
-out=${OUT:-/tmp/out}
-mkdir -p "$out"
+source "$(dirname "$0")/gpu_steps.sh"  # $out (made from OUT), ncu_path
 model=${1:-deepseek-v3}
 m=${2:-1}
 tag=${3:-${model}_m${m}}
-ncu=$(command -v ncu || ls /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -1)
+ncu=$(ncu_path)
 export MOEGEMV_CACHE_DIR=${MOEGEMV_CACHE_DIR:-/tmp/moegemv-cache}
 sections="--section SpeedOfLight --section MemoryWorkloadAnalysis --section SchedulerStats \
   --section WarpStateStats --section Occupancy --section LaunchStats --section ComputeWorkloadAnalysis"

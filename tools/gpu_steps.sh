@@ -44,8 +44,10 @@ timeline() {
 # bench at M=1 (default Llama-4; one layer; ncu flushes the caches): duration, issue, the stall
 # reasons per issue, shared-memory wavefronts and bank conflicts, DRAM throughput, achieved
 # occupancy, the launch's grid, block and registers; into ncu_NAME_TAG.txt, the key lines printed.
+# ncu_path: Nsight Compute's binary (on PATH or in its install folder).
+ncu_path() { command -v ncu || ls /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -1; }
 ncu_kernel() {
-  local ncu; ncu=$(command -v ncu || ls /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -1)
+  local ncu; ncu=$(ncu_path)
   local file="$out/ncu_$2_$3.txt"
   MOEGEMV_CACHE_DIR=/tmp/cache_ncu_$3 MOEGEMV_TUNE="$4" timeout 120 "$ncu" --clock-control none \
     --graph-profiling node -k "regex:$1" -c 1 --metrics \
