@@ -7,7 +7,7 @@
 #      and s (below); an H200 runs session 29's B (v55's closing bench) before s and k (the
 #      streaming down's halves) last. Each letter's steps are skipped where LIMIT has no room.
 #   s  Llama-4: q's a with the down's scale prefetch (dc_spre=1: -1.4% on the pair with PDL at M=1,
-#      +0.7% at M=4 in session 29; the two did -1.9% together with 2-warp CTAs in session 30),
+#      +0.7% at M=4 in session 29, H100s; -1.9% with 2-warp CTAs in session 30, an H100),
 #      mirrored n a s s2 a2 n2, M = 1, 4.
 #   Any other letter goes to gpu_s30.sh (q, v, ...) or, for B and k, to gpu_s29.sh.
 set -u
