@@ -81,6 +81,7 @@ std::string config_defines(const KernelConfig& c, bool gate_up) {
   if (c.bindex) d += "#define MOEGEMV_B_INDEX 1\n";
   if (!gate_up && c.gcount) d += "#define MOEGEMV_DC_GCOUNT 1\n";
   if (gate_up && c.shx) d += fmt::format("#define MOEGEMV_GU_SHX {}\n", c.shx);
+  if (gate_up && !c.stream && c.m1_split) d += "#define MOEGEMV_GU_M1SPLIT 1\n";
   if (c.stage) d += fmt::format("#define MOEGEMV_GU_STAGE {}\n", c.stage);
   if (c.order) d += fmt::format("#define MOEGEMV_GU_ORDER {}\n", c.order);
   if (gate_up && c.group) d += fmt::format("#define MOEGEMV_GU_GROUP {}\n", c.group);
@@ -117,6 +118,7 @@ KernelConfig kernel_config(const Key& key, const std::string& tune) {
   KernelConfig c = gu ? default_gate_up_config(key.h, key.k) : default_down_config(key.h, key.i, key.si, key.k);
   bool pipe_set = false, warps_set = false, stream_set = false, split_set = false, minb_set = false,
        maxreg_set = false, group_set = false, decode_set = false, safter_set = false;
+  M1Asked m1_asked;
   std::size_t start = 0;
   while (start < tune.size()) {
     std::size_t end = tune.find(',', start);
@@ -164,12 +166,13 @@ KernelConfig kernel_config(const Key& key, const std::string& tune) {
       c.timeline = value;
     else if (field == "maxreg" && (value == 0 || (value >= 24 && value <= 255)))
       c.maxreg = value, maxreg_set = true;
-    else if (field == "m1pipe" && gu && value <= 8) c.m1_pipe = value;
-    else if (field == "m1minb" && gu && value >= 1 && value <= 16) c.m1_minb = value;
+    else if (field == "m1pipe" && gu && value <= 8) c.m1_pipe = value, m1_asked.pipe = true;
+    else if (field == "m1minb" && gu && value >= 1 && value <= 16) c.m1_minb = value, m1_asked.minb = true;
+    else if (field == "m1split" && gu && value <= 1) c.m1_split = value, m1_asked.split = true;
     else if (field == "decode" && value <= kDecodeFormMax) c.decode = value, decode_set = true;
     else if (field == "bindex" && value <= 1) c.bindex = value;
     else if (field == "gcount" && !gu && value <= 1) c.gcount = value;
-    else if (field == "shx" && gu && value <= 2) c.shx = value;
+    else if (field == "shx" && gu && value <= 2) c.shx = value, m1_asked.shx = true;
     else if (field == "safter" && value >= 0 && value <= 1) c.safter = value, safter_set = true;
     else if (field == "carve" && value <= 100) c.carve = value + 1;
     else if (field == "spair" && gu && value <= 1) c.spair = value;
@@ -181,7 +184,7 @@ KernelConfig kernel_config(const Key& key, const std::string& tune) {
           "gu_stage 0|1, gu_order 0|1, gu_group 0|2..1024, gu_tiles 1|2, gu_tmin 1..256, dc_group 0|2..16, "
           "dc_rings 1..14, dc_sahead 1|2, dc_runs 1|2, dc_lanes 0..3, "
           "dc_early 0|1, dc_spre 0..3, dc_launch 0..2, dc_wstage 0..2, gu_m1pipe 0..8, "
-          "gu_m1minb 1..16, maxreg 0|24..255, decode 0..3, bindex 0|1, dc_gcount 0|1, gu_shx 0..2, safter 0|1, "
+          "gu_m1minb 1..16, gu_m1split 0|1, maxreg 0|24..255, decode 0..3, bindex 0|1, dc_gcount 0|1, gu_shx 0..2, safter 0|1, "
           "carve 0..100 (preferred % shared), gu_spair 0|1, "
           "timeline 0|1 (dc_ 0..7: mark points, 8..11: waits; diagnostic), "
           "knock 0..511 (diagnostic, wrong results)",
@@ -203,6 +206,7 @@ KernelConfig kernel_config(const Key& key, const std::string& tune) {
       if (!gu && s.safter && !maxreg_set && s.maxreg == 0)
         s.maxreg = down_safter_register_cap(kernel_config(Key{Kind::kGateUp, key.h, key.i, key.si, key.k}, tune), s);
       if (gu && s.safter) settle_gate_up_safter(key, s);
+      if (gu) settle_m1_split(key, s, m1_asked, tune);  // none in the streaming gate_up
       s.spair = 0;  // the classic tiles' (MOEGEMV_GU_SPAIR)
       return s;
     }
@@ -212,7 +216,10 @@ KernelConfig kernel_config(const Key& key, const std::string& tune) {
     const int timeline = c.timeline, maxreg = maxreg_set ? c.maxreg : 0, decode = c.decode,
               bindex = c.bindex, carve = c.carve, spair = c.spair;
     const int safter = gu ? c.safter : 0;  // gu_safter is the classic tiles'; dc_safter the stream's
+    const int m1_split = c.m1_split;
     c = gu ? default_gate_up_config(key.h, key.k) : default_down_config(key.h, key.i, key.si, key.k);
+    if (m1_asked.split) c.m1_split = m1_split;
+    m1_asked = M1Asked{m1_asked.split};
     c.stream = 0;
     c.safter = safter;
     c.timeline = timeline ? 1 : 0;
@@ -231,6 +238,7 @@ KernelConfig kernel_config(const Key& key, const std::string& tune) {
     if (key.h % 256 != 0) c.split = 0;  // rows split in 128-element halves: the classic tiles
   }
   if (gu && c.safter) settle_gate_up_safter(key, c);
+  if (gu) settle_m1_split(key, c, m1_asked, tune);
   if (gu && c.spair && c.safter) throw ArgumentError("MOEGEMV_TUNE", "gu_spair=1 without gu_safter=1", tune);
   if (gu && !c.split && !group_set) c.group = 0;  // the default grouping comes with the split tile
   // The two-tile kernel (from M = group on): the split tile's stream of steps needs each warp to
@@ -320,20 +328,21 @@ std::string generate_source(const Key& key, const std::string& arch, const std::
       {"direct", c.direct_b ? "true" : "false"},
       {"l2", c.l2_prefetch ? "true" : "false"},
       {"ring", std::to_string(c.ring)},
-      {"split", c.split ? "true" : "false"},
   };
-  auto kernel = [&](const std::string& name, int pipe, int min_blocks, int tiles = 1) {
+  // split: the kernel's tile (the config's, or the M = 1 kernel's with gu_m1split)
+  auto kernel = [&](const std::string& name, int pipe, int min_blocks, int tiles, bool split) {
     values["name"] = name;
+    values["split"] = split ? "true" : "false";
     values["pipe"] = std::to_string(pipe);
     values["bounds"] = bounds(c, 32 * c.warps, min_blocks);
     values["tiles"] = tiles > 1 ? fmt::format(", {}", tiles) : "";
     return render(kClassicKernel, values);
   };
-  std::string kernels = kernel(kernel_name(key), c.pipe, c.min_blocks);
+  std::string kernels = kernel(kernel_name(key), c.pipe, c.min_blocks, 1, c.split != 0);
   if (has_single_token_kernel(c))
-    kernels += kernel(single_token_kernel_name(key), c.m1_pipe, c.m1_minb);
+    kernels += kernel(single_token_kernel_name(key), c.m1_pipe, c.m1_minb, 1, c.split || c.m1_split);
   if (has_many_token_kernel(c))
-    kernels += kernel(many_token_kernel_name(key), c.pipe, c.min_blocks, 2);
+    kernels += kernel(many_token_kernel_name(key), c.pipe, c.min_blocks, 2, c.split != 0);
   return render(kInstantiation, {{"key", key.str()},
                                  {"arch", arch},
                                  {"templates_hash", templates_hash()},

@@ -43,6 +43,14 @@ void check_down_safter(const Key& key, const KernelConfig& config);
 int down_safter_register_cap(const KernelConfig& gate_up, const KernelConfig& down);
 void settle_gate_up_safter(const Key& key, KernelConfig& config);
 
+/// gu_m1split (jit/codegen_m1.cpp): which M = 1 knobs the tune named; the M = 1 kernel on the
+/// split tile settled (its fields filled in, or off where the config cannot take it: an
+/// ArgumentError naming MOEGEMV_TUNE if it was asked for).
+struct M1Asked {
+  bool split = false, shx = false, pipe = false, minb = false;
+};
+void settle_m1_split(const Key& key, KernelConfig& config, const M1Asked& asked, const std::string& tune);
+
 /// The streaming kernels' configs (jit/codegen_stream.cpp): the shared memory a config takes
 /// (either kernel form), and the unset fields of a streaming config filled in (false where the
 /// shape cannot take the streaming kernel).

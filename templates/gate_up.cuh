@@ -285,8 +285,10 @@ __device__ __forceinline__ void gate_up_shared(const GateUpParams& p, int sidx,
   // MOEGEMV_GU_SHX: at M = 1 the warp stages its slice of x in shared memory (the routed tiles'
   // way) instead of reading and permuting x per step; the columns then all carry token 0, of
   // which only column 0 is stored. 2, where the routed tiles are split (tile_split.cuh): the
-  // shared tile split the same way too (128-byte row pieces per warp load).
-  if constexpr (MOEGEMV_GU_SHX != 0 && !DIRECT) {
+  // shared tile split the same way too (128-byte row pieces per warp load). With
+  // MOEGEMV_GU_M1SPLIT only the module's split (M = 1) kernel has it.
+  constexpr int kShx = MOEGEMV_GU_M1SPLIT != 0 && !SPLIT ? 0 : MOEGEMV_GU_SHX;
+  if constexpr (kShx != 0 && !DIRECT) {
     if (p.m == 1) {
       ptx::U32x4* xs = reinterpret_cast<ptx::U32x4*>(smem);
       constexpr bool kAfter = MOEGEMV_GU_SAFTER != 0;  // the scale-after tiles, as the routed ones
@@ -303,7 +305,7 @@ __device__ __forceinline__ void gate_up_shared(const GateUpParams& p, int sidx,
           slice.store(p.x, lane, xs);
         }
       };
-      if constexpr (MOEGEMV_GU_SHX == 2 && SPLIT) {
+      if constexpr (kShx == 2 && SPLIT) {
         auto feature_rows = [&](int f) {  // the shared expert's [gate; up] rows of feature f
           return TileRows{p.wsh + static_cast<long long>(SI + f) * (H / 2),
                           p.wsh + static_cast<long long>(f) * (H / 2),

@@ -104,6 +104,12 @@
 #ifndef MOEGEMV_GU_SHX
 #define MOEGEMV_GU_SHX 0
 #endif
+// MOEGEMV_GU_M1SPLIT (gate_up.cuh gate_up_shared; v57, session 32): 1 = the module's M = 1 kernel
+// takes the split tile (its SPLIT argument) while its other kernel keeps the 16-row one, and
+// MOEGEMV_GU_SHX holds in the split kernel only; 0 = MOEGEMV_GU_SHX in every kernel, as before.
+#ifndef MOEGEMV_GU_M1SPLIT
+#define MOEGEMV_GU_M1SPLIT 0
+#endif
 // MOEGEMV_DC_SAFTER (slot_after.cuh; session 19, the default where params.h down_safter_default holds
 // since v48): 1 = the streaming
 // down applies each block scale to fp32 sums of unscaled products (B columns keep the k-blocks
@@ -187,6 +193,8 @@ struct KernelConfig {
   int m1_pipe;     // classic gate_up: a second kernel in the module for M = 1 with this many
                    // steps in flight (0: none; the launcher picks it when M = 1)
   int m1_minb;     // ... and this many CTAs/SM for its __launch_bounds__
+  int m1_split;    // 1: that kernel on the split tile, the shared expert's too (MOEGEMV_GU_M1SPLIT;
+                   // jit/codegen_m1.cpp sets its shx, steps and CTAs/SM)
   int decode;      // bits of MOEGEMV_DECODE: decode steps moved to the FMA pipe; 0: none
   int bindex;      // 1: B group indices as int (MOEGEMV_B_INDEX); 0: unsigned
   int gcount;      // grouped down: 1 = units walked by counting (MOEGEMV_DC_GCOUNT); 0: divided

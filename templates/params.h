@@ -176,6 +176,10 @@ MOEGEMV_HD constexpr int gate_up_single_token_pipe(int h, int k) {
 MOEGEMV_HD constexpr int gate_up_single_token_min_blocks(int warps) {
   return 16 / warps > 1 ? 16 / warps : 1;
 }
+// v57 (session 32): where K = 1 and H >= 4096 (Llama-4) the M = 1 kernel takes the split tile with
+// the shared expert's split too (v56's config at M = 1 only): the pair with PDL at M=1 -4.4%, and
+// v56's split for every M +1.3% at M=16 (H100, session 32 call 3; docs/PERF.md).
+MOEGEMV_HD constexpr bool gate_up_m1_split_default(int h, int k) { return h >= 4096 && k == 1; }
 MOEGEMV_HD constexpr KernelConfig default_gate_up_config(int h, int k) {
   KernelConfig c{};  // fields not named here are 0
   c.decode = kDecodeDefault;
@@ -190,6 +194,7 @@ MOEGEMV_HD constexpr KernelConfig default_gate_up_config(int h, int k) {
   c.tiles = c.split ? kGateUpTilesDefault : 0;
   c.m1_pipe = c.split ? 0 : gate_up_single_token_pipe(h, k);
   c.m1_minb = c.m1_pipe ? gate_up_single_token_min_blocks(c.warps) : 0;
+  c.m1_split = !c.split && gate_up_m1_split_default(h, k) ? 1 : 0;
   return c;
 }
 // Session 8 (runs 8, 9, n b c c b n): two streaming down CTAs per SM where I <= 512 and two fit

@@ -7,7 +7,13 @@
 #      (gate_up's steps in flight against its warps per SM, DeepSeek-V3 and GLM-4.5 at M = 1, 4:
 #      does the H200 want more bytes in flight per SM than 16 warps of 2 steps hold?), then v and q.
 #      Each letter's steps are skipped where LIMIT has no room.
-#   o  goes to gpu_s25.sh; B to gpu_s29.sh; s to gpu_s31.sh; any other letter to gpu_s30.sh.
+#   w  v57 (the build: Llama-4's M = 1 kernel on the split tile, its shared expert's too) against
+#      v55 (.gpubin/moegemv_v55, main before v57), mirrored o n n2 o2, Llama-4 at M = 1, 4, 16; then
+#      v57's check and the [gpu] tests.
+#   b  the build's closing bench (all presets and M, --seed 1): s32.json, s32.log.
+#   c  after call 3: w and b on any card, an H200 then o.
+#   o  goes to gpu_s25.sh; B to gpu_s29.sh; s to gpu_s31.sh; any other letter to gpu_s30.sh (after
+#      call 3 .gpubin/moegemv is v57: B and the n rows of v, q and s measure v57, not v55).
 set -u
 dir=$(dirname "$0")
 source "$dir/gpu_steps.sh"
@@ -16,9 +22,19 @@ letters=("$@")
 if [ "${letters[*]}" = a ]; then
   case $card in *H200*) letters=(B o v q) ;; *) letters=(v q s) ;; esac
   echo "a on $card: ${letters[*]}"
+elif [ "${letters[*]}" = c ]; then
+  case $card in *H200*) letters=(w b o) ;; *) letters=(w b) ;; esac
+  echo "c on $card: ${letters[*]}"
 fi
 for letter in "${letters[@]}"; do
   case $letter in
+    w) step llama_v57 120 abr "o@moegemv_v55: n: n2: o2@moegemv_v55:" llama4-maverick 1,4,16 \
+         " gate_up | down |pair|ceiling" llama_v57.txt
+       step check_v57 30 check_keys v57 ""
+       step tests_v57 40 gpu_tests v57 ;;
+    b) MOEGEMV_CACHE_DIR=/tmp/cache_close step bench 170 eval 'timeout 300 .gpubin/moegemv bench \
+         --seed 1 --json "$out/s32.json" > "$out/s32.log" 2>&1; echo "bench rc=$?"
+         grep -a "M=1 \|ceiling:" "$out/s32.log"' ;;
     o) LIMIT="$(left)" bash "$dir/gpu_s25.sh" o ;;
     B) LIMIT="$(left)" bash "$dir/gpu_s29.sh" B ;;
     s) LIMIT="$(left)" bash "$dir/gpu_s31.sh" s ;;

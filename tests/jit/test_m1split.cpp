@@ -1,0 +1,90 @@
+// gate_up's M = 1 kernel on the split tile (gu_m1split, v57, session 32): where it is the default,
+// what it sets, what its source instantiates, and where it gives way or is an error.
+// `moegemv check` on the device is the test of the kernels' sums.
+#include <catch2/catch.hpp>
+
+#include <string>
+
+#include "jit/codegen.hpp"
+#include "moegemv/errors.hpp"
+#include "templates/params.h"
+
+namespace {
+
+using namespace moegemv;
+
+const Key kLlama{Kind::kGateUp, 5120, 8192, 8192, 1};
+const Key kDeepSeek{Kind::kGateUp, 7168, 2048, 2048, 8};
+
+bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
+}  // namespace
+
+TEST_CASE("gu_m1split: Llama-4's M = 1 kernel takes the split tile, its other kernel the 16-row one",
+          "[codegen]") {
+  const KernelConfig c = jit::kernel_config(kLlama, "");
+  CHECK((c.split == 0 && c.m1_split == 1 && c.shx == 2 && c.m1_pipe == 2 && c.m1_minb == 4));
+  CHECK(c.min_blocks == 5);  // the general kernel as in v55: 20 resident warps
+  CHECK(jit::has_single_token_kernel(c));
+  const std::string src = jit::generate_source(kLlama, "sm_90", "");
+  CHECK(has(src, "#define MOEGEMV_GU_SHX 2\n"));
+  CHECK(has(src, "#define MOEGEMV_GU_M1SPLIT 1\n"));
+  CHECK(has(src, "__launch_bounds__(128, 5)\nmoegemv_gate_up_5120_8192_8192_1(const __grid_constant__ "
+                 "moegemv::GateUpParams p) {\n  moegemv::gate_up<5120, 8192, 8192, 1, 4, 2, false, "
+                 "false, 0, false>(p);"));
+  CHECK(has(src, "__launch_bounds__(128, 4)\nmoegemv_gate_up_5120_8192_8192_1_m1(const __grid_constant__ "
+                 "moegemv::GateUpParams p) {\n  moegemv::gate_up<5120, 8192, 8192, 1, 4, 2, false, "
+                 "false, 0, true>(p);"));
+  // The down's register cap follows gate_up's general kernel: unchanged from v55.
+  const Key down{Kind::kDownCombine, 5120, 8192, 8192, 1};
+  CHECK(jit::kernel_config(down, "").maxreg == jit::kernel_config(down, "gu_m1split=0").maxreg);
+  // Not on the other presets' shapes.
+  for (const Key& key : {kDeepSeek, Key{Kind::kGateUp, 5120, 1536, 1536, 8},
+                         Key{Kind::kGateUp, 2048, 512, 512, 10}}) {
+    INFO(key.str());
+    CHECK(jit::kernel_config(key, "").m1_split == 0);
+    CHECK_FALSE(has(jit::generate_source(key, "sm_90", ""), "MOEGEMV_GU_M1SPLIT"));
+  }
+}
+
+TEST_CASE("gu_m1split: off, given way, asked for, and its errors", "[codegen]") {
+  // gu_m1split=0 gives back v55's M = 1 kernel: 3 steps on the 16-row tile, no shx.
+  const KernelConfig off = jit::kernel_config(kLlama, "gu_m1split=0");
+  CHECK((off.m1_split == 0 && off.shx == 0 && off.m1_pipe == 3 && off.m1_minb == 4 && off.split == 0));
+  const std::string off_src = jit::generate_source(kLlama, "sm_90", "gu_m1split=0");
+  CHECK_FALSE(has(off_src, "MOEGEMV_GU_M1SPLIT"));
+  CHECK_FALSE(has(off_src, "MOEGEMV_GU_SHX"));
+  CHECK(has(off_src, "moegemv::gate_up<5120, 8192, 8192, 1, 4, 3, false, false, 0, false>(p);"));
+  // Knobs named beside it win.
+  CHECK(jit::kernel_config(kLlama, "gu_m1pipe=3").m1_pipe == 3);
+  CHECK(jit::kernel_config(kLlama, "gu_m1minb=3").m1_minb == 3);
+  CHECK(jit::kernel_config(kLlama, "gu_shx=0").shx == 0);
+  // By default it gives way to what it cannot take, and the tune strings of sessions 27-31 mean
+  // what they meant: the split everywhere, no M = 1 kernel, gu_safter's classic tiles.
+  for (const std::string tune : {"gu_split=1", "gu_split=1,gu_shx=2,gu_m1pipe=0", "gu_m1pipe=0",
+                                 "gu_safter=1", "gu_ring=1", "gu_direct=1", "gu_stream=1"}) {
+    INFO(tune);
+    const KernelConfig g = jit::kernel_config(kLlama, tune);
+    CHECK(g.m1_split == 0);
+    CHECK_FALSE(has(jit::generate_source(kLlama, "sm_90", tune), "MOEGEMV_GU_M1SPLIT"));
+  }
+  CHECK(jit::kernel_config(kLlama, "gu_split=1").shx == 0);
+  CHECK(jit::kernel_config(kLlama, "gu_split=1").m1_pipe == 3);
+  CHECK(jit::kernel_config(kLlama, "gu_split=1,gu_shx=2,gu_m1pipe=0").shx == 2);
+  // Asked for where the shape has no M = 1 kernel by default: it gets one.
+  const KernelConfig ds = jit::kernel_config(kDeepSeek, "gu_split=0,gu_m1split=1");
+  CHECK((ds.m1_split == 1 && ds.m1_pipe == 2 && ds.shx == 2 && ds.m1_minb == 4));
+  CHECK(has(jit::generate_source(kDeepSeek, "sm_90", "gu_split=0,gu_m1split=1"),
+            "moegemv::gate_up<7168, 2048, 2048, 8, 4, 2, false, false, 0, true>(p);"));
+  // Asked for with what it cannot take: an error naming the knob.
+  for (const std::string tune : {"gu_m1split=1,gu_split=1", "gu_m1split=1,gu_m1pipe=0",
+                                 "gu_m1split=1,gu_safter=1", "gu_m1split=1,gu_stream=1"}) {
+    INFO(tune);
+    CHECK_THROWS_AS(jit::kernel_config(kLlama, tune), ArgumentError);
+    CHECK_THROWS_WITH(jit::kernel_config(kLlama, tune), Catch::Contains("gu_m1split=1"));
+  }
+  CHECK_THROWS_WITH(jit::kernel_config(kDeepSeek, "gu_m1split=1"), Catch::Contains("gu_split=0"));
+  CHECK_THROWS_WITH(jit::kernel_config(kLlama, "gu_m1split=2"), Catch::Contains("gu_m1split=2"));
+  CHECK_THROWS_WITH(jit::kernel_config(Key{Kind::kDownCombine, 5120, 8192, 8192, 1}, "dc_m1split=1"),
+                    Catch::Contains("dc_m1split=1"));
+}
