@@ -12,16 +12,21 @@
 #      v57's check and the [gpu] tests.
 #   b  the build's closing bench (all presets and M, --seed 1): s32.json, s32.log.
 #   c  after call 3: w and b on any card, an H200 then o.
-#   o  goes to gpu_s25.sh; B to gpu_s29.sh; s to gpu_s31.sh; any other letter to gpu_s30.sh (after
+#   h  after call 4 (the H100's targets met but Qwen3-Next's): an H200's own questions, stopping at
+#      once on any other card (NEED=H200): b, w, then session 25's o and r.
+#   o, r go to gpu_s25.sh; B to gpu_s29.sh; s to gpu_s31.sh; any other letter to gpu_s30.sh (after
 #      call 3 .gpubin/moegemv is v57: B and the n rows of v, q and s measure v57, not v55).
 set -u
 dir=$(dirname "$0")
+[ "$*" = h ] && NEED=H200
 source "$dir/gpu_steps.sh"
 card=$(card_name); echo "card: $card"
 letters=("$@")
 if [ "${letters[*]}" = a ]; then
   case $card in *H200*) letters=(B o v q) ;; *) letters=(v q s) ;; esac
   echo "a on $card: ${letters[*]}"
+elif [ "${letters[*]}" = h ]; then
+  letters=(b w o r)
 elif [ "${letters[*]}" = c ]; then
   case $card in *H200*) letters=(w b o) ;; *) letters=(w b) ;; esac
   echo "c on $card: ${letters[*]}"
@@ -35,7 +40,7 @@ for letter in "${letters[@]}"; do
     b) MOEGEMV_CACHE_DIR=/tmp/cache_close step bench 170 eval 'timeout 300 .gpubin/moegemv bench \
          --seed 1 --json "$out/s32.json" > "$out/s32.log" 2>&1; echo "bench rc=$?"
          grep -a "M=1 \|ceiling:" "$out/s32.log"' ;;
-    o) LIMIT="$(left)" bash "$dir/gpu_s25.sh" o ;;
+    o|r) LIMIT="$(left)" bash "$dir/gpu_s25.sh" "$letter" ;;
     B) LIMIT="$(left)" bash "$dir/gpu_s29.sh" B ;;
     s) LIMIT="$(left)" bash "$dir/gpu_s31.sh" s ;;
     *) LIMIT="$(left)" bash "$dir/gpu_s30.sh" "$letter" ;;
