@@ -37,9 +37,14 @@ for letter in "${letters[@]}"; do
          " gate_up | down |pair|ceiling" llama_v57.txt
        step check_v57 30 check_keys v57 ""
        step tests_v57 40 gpu_tests v57 ;;
-    b) MOEGEMV_CACHE_DIR=/tmp/cache_close step bench 170 eval 'timeout 300 .gpubin/moegemv bench \
+    b) # The card's clocks, power and throttle reasons every 0.5 s beside it (smi.csv): call 4's
+       # M=16 pair rows were 10-16% slower than the A/B harness's on the same binary and card.
+       nvidia-smi --query-gpu=timestamp,clocks.sm,clocks.mem,power.draw,temperature.gpu,\
+clocks_throttle_reasons.active --format=csv -lms 500 > "$out/smi.csv" 2>&1 & smi=$!
+       MOEGEMV_CACHE_DIR=/tmp/cache_close step bench 170 eval 'timeout 300 .gpubin/moegemv bench \
          --seed 1 --json "$out/s32.json" > "$out/s32.log" 2>&1; echo "bench rc=$?"
-         grep -a "M=1 \|ceiling:" "$out/s32.log"' ;;
+         grep -a "M=1 \|ceiling:" "$out/s32.log"'
+       kill "$smi" 2>/dev/null ;;
     o|r) LIMIT="$(left)" bash "$dir/gpu_s25.sh" "$letter" ;;
     B) LIMIT="$(left)" bash "$dir/gpu_s29.sh" B ;;
     s) LIMIT="$(left)" bash "$dir/gpu_s31.sh" s ;;
