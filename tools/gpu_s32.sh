@@ -14,6 +14,11 @@
 #   c  after call 3: w and b on any card, an H200 then o.
 #   h  after call 4 (the H100's targets met but Qwen3-Next's): an H200's own questions, stopping at
 #      once on any other card (NEED=H200): b, w, then session 25's o and r.
+#   x  call 4's M=16 question: the bench's M=16 rows (Llama-4 then DeepSeek-V3, --seed 1) run
+#      with --m 16 alone, then --m 8,16, then the full bench (b, clocks logged): are the full
+#      bench's M=16 pairs slower (call 4: 556.6 us against the A/B's 481.4 on Llama-4) by what ran
+#      before them?
+#   d  by the card: an H200 runs h's letters (b w o r); any other card x.
 #   o, r go to gpu_s25.sh; B to gpu_s29.sh; s to gpu_s31.sh; any other letter to gpu_s30.sh (after
 #      call 3 .gpubin/moegemv is v57: B and the n rows of v, q and s measure v57, not v55).
 set -u
@@ -27,6 +32,9 @@ if [ "${letters[*]}" = a ]; then
   echo "a on $card: ${letters[*]}"
 elif [ "${letters[*]}" = h ]; then
   letters=(b w o r)
+elif [ "${letters[*]}" = d ]; then
+  case $card in *H200*) letters=(b w o r) ;; *) letters=(x) ;; esac
+  echo "d on $card: ${letters[*]}"
 elif [ "${letters[*]}" = c ]; then
   case $card in *H200*) letters=(w b o) ;; *) letters=(w b) ;; esac
   echo "c on $card: ${letters[*]}"
@@ -45,6 +53,12 @@ clocks_throttle_reasons.active --format=csv -lms 500 > "$out/smi.csv" 2>&1 & smi
          --seed 1 --json "$out/s32.json" > "$out/s32.log" 2>&1; echo "bench rc=$?"
          grep -a "M=1 \|ceiling:" "$out/s32.log"'
        kill "$smi" 2>/dev/null ;;
+    x) for ms in 16 8,16; do
+         step "m16_$ms" 60 eval 'timeout 100 .gpubin/moegemv bench --seed 1 --model \
+           llama4-maverick,deepseek-v3 --m '"$ms"' > "$out/m16_'"$ms"'.log" 2>&1
+           grep -a "M=16 pair" "$out/m16_'"$ms"'.log"'
+       done
+       LIMIT="$(left)" bash "$0" b ;;
     o|r) LIMIT="$(left)" bash "$dir/gpu_s25.sh" "$letter" ;;
     B) LIMIT="$(left)" bash "$dir/gpu_s29.sh" B ;;
     s) LIMIT="$(left)" bash "$dir/gpu_s31.sh" s ;;
