@@ -166,13 +166,17 @@ KernelConfig kernel_config(const Key& key, const std::string& tune) {
       c.timeline = value;
     else if (field == "maxreg" && (value == 0 || (value >= 24 && value <= 255)))
       c.maxreg = value, maxreg_set = true;
-    else if (field == "m1pipe" && gu && value <= 8) c.m1_pipe = value, m1_asked.pipe = true;
-    else if (field == "m1minb" && gu && value >= 1 && value <= 16) c.m1_minb = value, m1_asked.minb = true;
-    else if (field == "m1split" && gu && value <= 1) c.m1_split = value, m1_asked.split = true;
+    else if (field == "m1pipe" && gu && value <= 8)
+      c.m1_pipe = value, m1_asked.pipe = true;
+    else if (field == "m1minb" && gu && value >= 1 && value <= 16)
+      c.m1_minb = value, m1_asked.minb = true;
+    else if (field == "m1split" && gu && value <= 1)
+      c.m1_split = value, m1_asked.split = true;
     else if (field == "decode" && value <= kDecodeFormMax) c.decode = value, decode_set = true;
     else if (field == "bindex" && value <= 1) c.bindex = value;
     else if (field == "gcount" && !gu && value <= 1) c.gcount = value;
-    else if (field == "shx" && gu && value <= 2) c.shx = value, m1_asked.shx = true;
+    else if (field == "shx" && gu && value <= 2)
+      c.shx = value, m1_asked.shx = true;
     else if (field == "safter" && value >= 0 && value <= 1) c.safter = value, safter_set = true;
     else if (field == "carve" && value <= 100) c.carve = value + 1;
     else if (field == "spair" && gu && value <= 1) c.spair = value;
@@ -181,10 +185,11 @@ KernelConfig kernel_config(const Key& key, const std::string& tune) {
           "MOEGEMV_TUNE",
           "warps 1..32, pipe 1..8, direct 0|1, minb 1..16, l2 0|1, gu_ring 0|1, "
           "dc_ring 0|1|2, split 0|1, stream 0|1, dc_chunks 1..16, gu_slots 1..8, "
-          "gu_stage 0|1, gu_order 0|1, gu_group 0|2..1024, gu_tiles 1|2, gu_tmin 1..256, dc_group 0|2..16, "
-          "dc_rings 1..14, dc_sahead 1|2, dc_runs 1|2, dc_lanes 0..3, "
+          "gu_stage 0|1, gu_order 0|1, gu_group 0|2..1024, gu_tiles 1|2, gu_tmin 1..256, "
+          "dc_group 0|2..16, dc_rings 1..14, dc_sahead 1|2, dc_runs 1|2, dc_lanes 0..3, "
           "dc_early 0|1, dc_spre 0..3, dc_launch 0..2, dc_wstage 0..2, gu_m1pipe 0..8, "
-          "gu_m1minb 1..16, gu_m1split 0|1, maxreg 0|24..255, decode 0..3, bindex 0|1, dc_gcount 0|1, gu_shx 0..2, safter 0|1, "
+          "gu_m1minb 1..16, gu_m1split 0|1, maxreg 0|24..255, decode 0..3, bindex 0|1, "
+          "dc_gcount 0|1, gu_shx 0..2, safter 0|1, "
           "carve 0..100 (preferred % shared), gu_spair 0|1, "
           "timeline 0|1 (dc_ 0..7: mark points, 8..11: waits; diagnostic), "
           "knock 0..511 (diagnostic, wrong results)",
@@ -340,7 +345,8 @@ std::string generate_source(const Key& key, const std::string& arch, const std::
   };
   std::string kernels = kernel(kernel_name(key), c.pipe, c.min_blocks, 1, c.split != 0);
   if (has_single_token_kernel(c))
-    kernels += kernel(single_token_kernel_name(key), c.m1_pipe, c.m1_minb, 1, c.split || c.m1_split);
+    kernels +=
+        kernel(single_token_kernel_name(key), c.m1_pipe, c.m1_minb, 1, c.split || c.m1_split);
   if (has_many_token_kernel(c))
     kernels += kernel(many_token_kernel_name(key), c.pipe, c.min_blocks, 2, c.split != 0);
   return render(kInstantiation, {{"key", key.str()},

@@ -49,7 +49,8 @@ void settle_gate_up_safter(const Key& key, KernelConfig& config);
 struct M1Asked {
   bool split = false, shx = false, pipe = false, minb = false;
 };
-void settle_m1_split(const Key& key, KernelConfig& config, const M1Asked& asked, const std::string& tune);
+void settle_m1_split(const Key& key, KernelConfig& config, const M1Asked& asked,
+                     const std::string& tune);
 
 /// The streaming kernels' configs (jit/codegen_stream.cpp): the shared memory a config takes
 /// (either kernel form), and the unset fields of a streaming config filled in (false where the

@@ -9,23 +9,25 @@ namespace moegemv::jit {
 // the split tile, the shared expert's tile split too (shx 2, in that kernel only), 2 steps (3
 // spill there) at the split tile's CTAs/SM, while the module's other kernel keeps the 16-row tile.
 // It needs that other kernel classic (gu_split=0: else the split is everywhere), an M = 1 kernel
-// (not gu_m1pipe=0; where the shape has none by default it gets one), x staged per warp (no gu_ring or gu_direct), no gu_safter (its split form
-// spills at K = 1) and H % 256 == 0 (the split's 128-element halves). Asked for without them it
-// is an error naming it; by default it gives way, leaving the config's classic M = 1 kernel as
-// before v57. Knobs asked for alongside it (gu_shx, gu_m1pipe, gu_m1minb) win.
-void settle_m1_split(const Key& key, KernelConfig& c, const M1Asked& asked, const std::string& tune) {
+// (not gu_m1pipe=0; where the shape has none by default it gets one), x staged per warp (no gu_ring
+// or gu_direct), no gu_safter (its split form spills at K = 1) and H % 256 == 0 (the split's
+// 128-element halves). Asked for without them it is an error naming it; by default it gives way,
+// leaving the config's classic M = 1 kernel as before v57. Knobs asked for alongside it (gu_shx,
+// gu_m1pipe, gu_m1minb) win.
+void settle_m1_split(const Key& key, KernelConfig& c, const M1Asked& asked,
+                     const std::string& tune) {
   if (!c.m1_split) return;
-  const bool fits = !c.stream && !c.split && (c.m1_pipe > 0 || !asked.pipe) && !c.ring && !c.direct_b &&
-                    !c.safter && key.h % 256 == 0;
+  const bool fits = !c.stream && !c.split && (c.m1_pipe > 0 || !asked.pipe) && !c.ring &&
+                    !c.direct_b && !c.safter && key.h % 256 == 0;
   if (!fits) {
     if (asked.split)
-      throw ArgumentError("MOEGEMV_TUNE",
-                          "gu_m1split=1 with gu_split=0, an M = 1 kernel (not gu_m1pipe=0), no gu_stream, "
-                          "gu_ring, gu_direct or gu_safter, and H % 256 == 0",
-                          fmt::format("{} for {} (split={}, m1pipe={}, stream={}, ring={}, direct={}, "
-                                      "safter={})",
-                                      tune, key.str(), c.split, c.m1_pipe, c.stream, c.ring,
-                                      c.direct_b, c.safter));
+      throw ArgumentError(
+          "MOEGEMV_TUNE",
+          "gu_m1split=1 with gu_split=0, an M = 1 kernel (not gu_m1pipe=0), no gu_stream, "
+          "gu_ring, gu_direct or gu_safter, and H % 256 == 0",
+          fmt::format("{} for {} (split={}, m1pipe={}, stream={}, ring={}, direct={}, "
+                      "safter={})",
+                      tune, key.str(), c.split, c.m1_pipe, c.stream, c.ring, c.direct_b, c.safter));
     c.m1_split = 0;
     return;
   }

@@ -2,7 +2,6 @@
 // what it sets, what its source instantiates, and where it gives way or is an error.
 // `moegemv check` on the device is the test of the kernels' sums.
 #include <catch2/catch.hpp>
-
 #include <string>
 
 #include "jit/codegen.hpp"
@@ -16,12 +15,15 @@ using namespace moegemv;
 const Key kLlama{Kind::kGateUp, 5120, 8192, 8192, 1};
 const Key kDeepSeek{Kind::kGateUp, 7168, 2048, 2048, 8};
 
-bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+bool has(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
 
 }  // namespace
 
-TEST_CASE("gu_m1split: Llama-4's M = 1 kernel takes the split tile, its other kernel the 16-row one",
-          "[codegen]") {
+TEST_CASE(
+    "gu_m1split: Llama-4's M = 1 kernel takes the split tile, its other kernel the 16-row one",
+    "[codegen]") {
   const KernelConfig c = jit::kernel_config(kLlama, "");
   CHECK((c.split == 0 && c.m1_split == 1 && c.shx == 2 && c.m1_pipe == 2 && c.m1_minb == 4));
   CHECK(c.min_blocks == 5);  // the general kernel as in v55: 20 resident warps
@@ -29,12 +31,15 @@ TEST_CASE("gu_m1split: Llama-4's M = 1 kernel takes the split tile, its other ke
   const std::string src = jit::generate_source(kLlama, "sm_90", "");
   CHECK(has(src, "#define MOEGEMV_GU_SHX 2\n"));
   CHECK(has(src, "#define MOEGEMV_GU_M1SPLIT 1\n"));
-  CHECK(has(src, "__launch_bounds__(128, 5)\nmoegemv_gate_up_5120_8192_8192_1(const __grid_constant__ "
-                 "moegemv::GateUpParams p) {\n  moegemv::gate_up<5120, 8192, 8192, 1, 4, 2, false, "
-                 "false, 0, false>(p);"));
-  CHECK(has(src, "__launch_bounds__(128, 4)\nmoegemv_gate_up_5120_8192_8192_1_m1(const __grid_constant__ "
-                 "moegemv::GateUpParams p) {\n  moegemv::gate_up<5120, 8192, 8192, 1, 4, 2, false, "
-                 "false, 0, true>(p);"));
+  CHECK(has(src,
+            "__launch_bounds__(128, 5)\nmoegemv_gate_up_5120_8192_8192_1(const __grid_constant__ "
+            "moegemv::GateUpParams p) {\n  moegemv::gate_up<5120, 8192, 8192, 1, 4, 2, false, "
+            "false, 0, false>(p);"));
+  CHECK(
+      has(src,
+          "__launch_bounds__(128, 4)\nmoegemv_gate_up_5120_8192_8192_1_m1(const __grid_constant__ "
+          "moegemv::GateUpParams p) {\n  moegemv::gate_up<5120, 8192, 8192, 1, 4, 2, false, "
+          "false, 0, true>(p);"));
   // The down's register cap follows gate_up's general kernel: unchanged from v55.
   const Key down{Kind::kDownCombine, 5120, 8192, 8192, 1};
   CHECK(jit::kernel_config(down, "").maxreg == jit::kernel_config(down, "gu_m1split=0").maxreg);
@@ -50,7 +55,8 @@ TEST_CASE("gu_m1split: Llama-4's M = 1 kernel takes the split tile, its other ke
 TEST_CASE("gu_m1split: off, given way, asked for, and its errors", "[codegen]") {
   // gu_m1split=0 gives back v55's M = 1 kernel: 3 steps on the 16-row tile, no shx.
   const KernelConfig off = jit::kernel_config(kLlama, "gu_m1split=0");
-  CHECK((off.m1_split == 0 && off.shx == 0 && off.m1_pipe == 3 && off.m1_minb == 4 && off.split == 0));
+  CHECK((off.m1_split == 0 && off.shx == 0 && off.m1_pipe == 3 && off.m1_minb == 4 &&
+         off.split == 0));
   const std::string off_src = jit::generate_source(kLlama, "sm_90", "gu_m1split=0");
   CHECK_FALSE(has(off_src, "MOEGEMV_GU_M1SPLIT"));
   CHECK_FALSE(has(off_src, "MOEGEMV_GU_SHX"));
@@ -85,6 +91,7 @@ TEST_CASE("gu_m1split: off, given way, asked for, and its errors", "[codegen]") 
   }
   CHECK_THROWS_WITH(jit::kernel_config(kDeepSeek, "gu_m1split=1"), Catch::Contains("gu_split=0"));
   CHECK_THROWS_WITH(jit::kernel_config(kLlama, "gu_m1split=2"), Catch::Contains("gu_m1split=2"));
-  CHECK_THROWS_WITH(jit::kernel_config(Key{Kind::kDownCombine, 5120, 8192, 8192, 1}, "dc_m1split=1"),
-                    Catch::Contains("dc_m1split=1"));
+  CHECK_THROWS_WITH(
+      jit::kernel_config(Key{Kind::kDownCombine, 5120, 8192, 8192, 1}, "dc_m1split=1"),
+      Catch::Contains("dc_m1split=1"));
 }
