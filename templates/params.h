@@ -180,6 +180,7 @@ MOEGEMV_HD constexpr int gate_up_single_token_min_blocks(int warps) {
 // the shared expert's split too (v56's config at M = 1 only): the pair with PDL at M=1 -4.4%, and
 // v56's split for every M +1.3% at M=16 (H100, session 32 call 3; docs/PERF.md).
 MOEGEMV_HD constexpr bool gate_up_m1_split_default(int h, int k) { return h >= 4096 && k == 1; }
+constexpr int kGateUpM1SplitPipe = 2;  // its steps in flight (3 spill with the split)
 MOEGEMV_HD constexpr KernelConfig default_gate_up_config(int h, int k) {
   KernelConfig c{};  // fields not named here are 0
   c.decode = kDecodeDefault;
