@@ -5,14 +5,14 @@
 
 namespace moegemv::jit {
 
-// gu_m1split (v57, session 32; params.h gate_up_m1_split_default): the module's M = 1 kernel on
-// the split tile, the shared expert's tile split too (shx 2, in that kernel only), at
+// gu_m1split (v57, session 32; params.h gate_up_m1_split_default): the module's M = 1 kernel on the
+// split tile, the shared expert's tile split too (shx 2, in that kernel only), at
 // kGateUpM1SplitPipe steps and the split tile's CTAs/SM, while the module's other kernel keeps the
 // 16-row tile. It needs that other kernel classic (gu_split=0: else the split is everywhere), an
 // M = 1 kernel (not gu_m1pipe=0; where the shape has none by default it gets one), x staged per
-// warp (no gu_ring or gu_direct), no gu_safter (its split form spills at K = 1) and H % 256 == 0 (the
-// split's 128-element halves). Asked for without them it is an error naming it; by default it gives
-// way, leaving the config's classic M = 1 kernel as before v57. Knobs asked for alongside it
+// warp (no gu_ring or gu_direct), no gu_safter (its split form spills at K = 1) and H % 256 == 0
+// (the split's 128-element halves). Asked for without them it is an error naming it; by default it
+// gives way, leaving the config's classic M = 1 kernel as before v57. Knobs asked for alongside it
 // (gu_shx, gu_m1pipe, gu_m1minb) win.
 void settle_m1_split(const Key& key, KernelConfig& c, const M1Asked& asked,
                      const std::string& tune) {
