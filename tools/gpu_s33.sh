@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Session 33's device plan (build: main, `make gpubin`, and v55's as .gpubin/moegemv_v55; carry
+# [".gpubin"]). The card is printed first: compare numbers only within a call.
+#   y  call 2's M=16 question, split in two. Llama-4's pairs at M=16 took 477 us with `--m 16` or
+#      `--m 8,16` (Llama-4 first in the process) and 557 us at the end of the full bench, its alone
+#      rows equal in both, while the card sat at its 700 W power cap (reason 0x4) in every burst:
+#      y1, Llama-4 alone over every M (the burst before its M=16 rows as long as in the full bench,
+#      no preset before it); y2, every preset with `--m 16` alone (the presets before it, no burst).
+#      The card's clocks, power and reasons every 0.1 s beside them (smi_y.csv).
+#   d  by the card: an H200 runs session 32's h letters (b w o r) then y; any other card y then b.
+#   Any other letter goes to gpu_s32.sh.
+set -u
+dir=$(dirname "$0")
+source "$dir/gpu_steps.sh"
+card=$(card_name); echo "card: $card"
+letters=("$@")
+if [ "${letters[*]}" = d ]; then
+  case $card in *H200*) letters=(b w o r y) ;; *) letters=(y b) ;; esac
+  echo "d on $card: ${letters[*]}"
+fi
+for letter in "${letters[@]}"; do
+  case $letter in
+    y) nvidia-smi --query-gpu=timestamp,clocks.sm,clocks.mem,power.draw,temperature.gpu,\
+clocks_throttle_reasons.active --format=csv -lms 100 > "$out/smi_y.csv" 2>&1 & smi=$!
+       step y1 40 eval 'timeout 80 .gpubin/moegemv bench --seed 1 --model llama4-maverick \
+         > "$out/y1.log" 2>&1; echo "y1 rc=$?"; grep -a "M=16 \|ceiling:" "$out/y1.log"'
+       step y2 60 eval 'timeout 100 .gpubin/moegemv bench --seed 1 --m 16 > "$out/y2.log" 2>&1
+         echo "y2 rc=$?"; grep -a "M=16 pair\|ceiling:" "$out/y2.log"'
+       kill "$smi" 2>/dev/null ;;
+    *) LIMIT="$(left)" bash "$dir/gpu_s32.sh" "$letter" ;;
+  esac
+done
+echo "call done at ${SECONDS} s"
