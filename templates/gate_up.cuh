@@ -249,7 +249,8 @@ __device__ __forceinline__ void gate_up_routed(const GateUpParams& p, int cta,
   }
 }
 
-template <int H, int I, int SI, int K, int W, int PIPE, bool DIRECT, bool SPLIT = false>
+// SHX (kernel_config.h shx): at M = 1, 1 = x staged in shared memory, 2 = and the tile split.
+template <int H, int I, int SI, int K, int W, int PIPE, bool DIRECT, bool SPLIT, int SHX>
 __device__ __forceinline__ void gate_up_shared(const GateUpParams& p, int sidx,
                                                unsigned char* smem) {
   constexpr int kTiles = SI / kTileFeatures;
@@ -282,13 +283,11 @@ __device__ __forceinline__ void gate_up_shared(const GateUpParams& p, int sidx,
     store_partials(part, warp, g, t, c);
     emit();
   };
-  // MOEGEMV_GU_SHX: at M = 1 the warp stages its slice of x in shared memory (the routed tiles'
-  // way) instead of reading and permuting x per step; the columns then all carry token 0, of
-  // which only column 0 is stored. 2, where the routed tiles are split (tile_split.cuh): the
-  // shared tile split the same way too (128-byte row pieces per warp load). With
-  // MOEGEMV_GU_M1SPLIT only the module's split (M = 1) kernel has it.
-  constexpr int kShx = MOEGEMV_GU_M1SPLIT != 0 && !SPLIT ? 0 : MOEGEMV_GU_SHX;
-  if constexpr (kShx != 0 && !DIRECT) {
+  // SHX: at M = 1 the warp stages its slice of x in shared memory (the routed tiles' way)
+  // instead of reading and permuting x per step; the columns then all carry token 0, of which
+  // only column 0 is stored. 2, where the routed tiles are split (tile_split.cuh): the shared
+  // tile split the same way too (128-byte row pieces per warp load).
+  if constexpr (SHX != 0 && !DIRECT) {
     if (p.m == 1) {
       ptx::U32x4* xs = reinterpret_cast<ptx::U32x4*>(smem);
       constexpr bool kAfter = MOEGEMV_GU_SAFTER != 0;  // the scale-after tiles, as the routed ones
@@ -305,7 +304,7 @@ __device__ __forceinline__ void gate_up_shared(const GateUpParams& p, int sidx,
           slice.store(p.x, lane, xs);
         }
       };
-      if constexpr (kShx == 2 && SPLIT) {
+      if constexpr (SHX == 2 && SPLIT) {
         auto feature_rows = [&](int f) {  // the shared expert's [gate; up] rows of feature f
           return TileRows{p.wsh + static_cast<long long>(SI + f) * (H / 2),
                           p.wsh + static_cast<long long>(f) * (H / 2),
@@ -368,10 +367,11 @@ __device__ __forceinline__ void gate_up_shared(const GateUpParams& p, int sidx,
 }
 
 // SPLIT: routed tiles read each row as two halves on adjacent mma rows (tile_split.cuh).
+// SHX: the shared expert's tiles at M = 1 (gate_up_shared), chosen per kernel by the generator.
 // TILES: 8-feature tiles per routed CTA (2: with SPLIT only; the module's second kernel for M >=
 // MOEGEMV_GU_GROUP, whose grouped CTAs then scan ids and leave half as often: session 13).
 template <int H, int I, int SI, int K, int W, int PIPE, bool DIRECT, bool L2, int RING, bool SPLIT,
-          int TILES = 1>
+          int SHX, int TILES = 1>
 __device__ __forceinline__ void gate_up(const GateUpParams& p) {
   static_assert(H % 64 == 0 && I % 64 == 0 && SI % 64 == 0, "SPEC: multiples of 64");
   extern __shared__ __align__(16) unsigned char smem[];
@@ -388,7 +388,7 @@ __device__ __forceinline__ void gate_up(const GateUpParams& p) {
   } else if constexpr (SI > 0) {
     // Shared tiles keep the register ring (B differs per lane: up to 8 tokens); with RING the
     // routed PIPE is a shared-memory depth, too deep for registers, so they use 2 steps.
-    gate_up_shared<H, I, SI, K, W, RING ? 2 : PIPE, DIRECT, SPLIT>(p, b - routed, smem);
+    gate_up_shared<H, I, SI, K, W, RING ? 2 : PIPE, DIRECT, SPLIT, SHX>(p, b - routed, smem);
   }
 }
 

@@ -96,20 +96,6 @@
 #ifndef MOEGEMV_DC_GCOUNT
 #define MOEGEMV_DC_GCOUNT 0
 #endif
-// MOEGEMV_GU_SHX (gate_up.cuh gate_up_shared): 1 = at M = 1 the shared expert's tiles stage x in
-// shared memory, as the routed tiles do, instead of reading and permuting it per step; 2 = also
-// split their rows where the routed tiles are split (tile_split.cuh; other sums) (session 14,
-// v44; session 18, H100: gate_up at M = 1 3-5% slower on DeepSeek-V3 and GLM-4.5, Llama-4 -0.3%);
-// 0 = per step, as before.
-#ifndef MOEGEMV_GU_SHX
-#define MOEGEMV_GU_SHX 0
-#endif
-// MOEGEMV_GU_M1SPLIT (gate_up.cuh gate_up_shared; v57, session 32): 1 = the module's M = 1 kernel
-// takes the split tile (its SPLIT argument) while its other kernel keeps the 16-row one, and
-// MOEGEMV_GU_SHX holds in the split kernel only; 0 = MOEGEMV_GU_SHX in every kernel, as before.
-#ifndef MOEGEMV_GU_M1SPLIT
-#define MOEGEMV_GU_M1SPLIT 0
-#endif
 // MOEGEMV_DC_SAFTER (slot_after.cuh; session 19, the default where params.h down_safter_default holds
 // since v48): 1 = the streaming
 // down applies each block scale to fp32 sums of unscaled products (B columns keep the k-blocks
@@ -193,13 +179,14 @@ struct KernelConfig {
   int m1_pipe;     // classic gate_up: a second kernel in the module for M = 1 with this many
                    // steps in flight (0: none; the launcher picks it when M = 1)
   int m1_minb;     // ... and this many CTAs/SM for its __launch_bounds__
-  int m1_split;    // 1: that kernel on the split tile, the shared expert's too (MOEGEMV_GU_M1SPLIT;
-                   // jit/codegen_m1.cpp sets its shx, steps and CTAs/SM)
+  int m1_split;    // 1: that kernel on the split tile, the shared expert's too (shx in that
+                   // kernel only; jit/codegen_m1.cpp sets its shx, steps and CTAs/SM)
   int decode;      // bits of MOEGEMV_DECODE: decode steps moved to the FMA pipe; 0: none
   int bindex;      // 1: B group indices as int (MOEGEMV_B_INDEX); 0: unsigned
   int gcount;      // grouped down: 1 = units walked by counting (MOEGEMV_DC_GCOUNT); 0: divided
   int shx;         // gate_up at M = 1: 1 = the shared expert's x staged in shared memory, 2 = and its
-                   // tile split (MOEGEMV_GU_SHX)
+                   // tile split (gate_up.cuh's SHX argument; session 14, v44; session 18, H100:
+                   // gate_up 3-5% slower on DeepSeek-V3 and GLM-4.5 at M = 1); 0 = x per step
   int safter;      // 1 = block scales applied after the mma: the streaming down (MOEGEMV_DC_SAFTER),
                    // gate_up's routed split tile (MOEGEMV_GU_SAFTER)
   int spair;       // gate_up's routed tiles: 1 = features paired by scale sector (MOEGEMV_GU_SPAIR)

@@ -143,8 +143,11 @@ TEST_CASE("MOEGEMV_TUNE overrides the kernel config and names bad entries", "[co
   CHECK_THROWS_WITH(jit::kernel_config(gu, "gu_bindex=2"), Catch::Contains("gu_bindex=2"));
   CHECK(jit::generate_source(dc, "sm_90", "dc_gcount=1").find("#define MOEGEMV_DC_GCOUNT 1") != std::string::npos);
   CHECK_THROWS_WITH(jit::kernel_config(gu, "gu_gcount=1"), Catch::Contains("gu_gcount=1"));
-  CHECK(jit::generate_source(gu, "sm_90", "gu_shx=1").find("#define MOEGEMV_GU_SHX 1") != std::string::npos);
-  CHECK(jit::generate_source(gu, "sm_90", "gu_shx=2").find("#define MOEGEMV_GU_SHX 2") != std::string::npos);
+  // shx is each kernel's argument after SPLIT (the split tile here; the two-tile kernel's follows).
+  CHECK(jit::generate_source(gu, "sm_90", "").find("0, true, 0>(p);") != std::string::npos);
+  CHECK(jit::generate_source(gu, "sm_90", "gu_shx=1").find("0, true, 1>(p);") != std::string::npos);
+  CHECK(jit::generate_source(gu, "sm_90", "gu_shx=2").find("0, true, 2>(p);") != std::string::npos);
+  CHECK(jit::generate_source(gu, "sm_90", "gu_shx=2").find("0, true, 2, 2>(p);") != std::string::npos);
   CHECK_THROWS_WITH(jit::kernel_config(gu, "gu_shx=3"), Catch::Contains("gu_shx=3"));
   CHECK_THROWS_WITH(jit::kernel_config(dc, "dc_shx=1"), Catch::Contains("dc_shx=1"));
   // gate_up split rows: x staged, H % 256 == 0 (else the classic tiles); the default on the wide

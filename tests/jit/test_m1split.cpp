@@ -29,17 +29,16 @@ TEST_CASE(
   CHECK(c.min_blocks == 5);  // the general kernel as in v55: 20 resident warps
   CHECK(jit::has_single_token_kernel(c));
   const std::string src = jit::generate_source(kLlama, "sm_90", "");
-  CHECK(has(src, "#define MOEGEMV_GU_SHX 2\n"));
-  CHECK(has(src, "#define MOEGEMV_GU_M1SPLIT 1\n"));
+  // shx (the argument after SPLIT): 2 in the split M = 1 kernel only.
   CHECK(has(src,
             "__launch_bounds__(128, 5)\nmoegemv_gate_up_5120_8192_8192_1(const __grid_constant__ "
             "moegemv::GateUpParams p) {\n  moegemv::gate_up<5120, 8192, 8192, 1, 4, 2, false, "
-            "false, 0, false>(p);"));
+            "false, 0, false, 0>(p);"));
   CHECK(
       has(src,
           "__launch_bounds__(128, 4)\nmoegemv_gate_up_5120_8192_8192_1_m1(const __grid_constant__ "
           "moegemv::GateUpParams p) {\n  moegemv::gate_up<5120, 8192, 8192, 1, 4, 2, false, "
-          "false, 0, true>(p);"));
+          "false, 0, true, 2>(p);"));
   // The down's register cap follows gate_up's general kernel: unchanged from v55.
   const Key down{Kind::kDownCombine, 5120, 8192, 8192, 1};
   CHECK(jit::kernel_config(down, "").maxreg == jit::kernel_config(down, "gu_m1split=0").maxreg);
@@ -48,7 +47,8 @@ TEST_CASE(
                          Key{Kind::kGateUp, 2048, 512, 512, 10}}) {
     INFO(key.str());
     CHECK(jit::kernel_config(key, "").m1_split == 0);
-    CHECK_FALSE(has(jit::generate_source(key, "sm_90", ""), "MOEGEMV_GU_M1SPLIT"));
+    CHECK(jit::generate_source(key, "sm_90", "") ==
+          jit::generate_source(key, "sm_90", "gu_m1split=0"));
   }
 }
 
@@ -58,9 +58,8 @@ TEST_CASE("gu_m1split: off, given way, asked for, and its errors", "[codegen]") 
   CHECK((off.m1_split == 0 && off.shx == 0 && off.m1_pipe == 3 && off.m1_minb == 4 &&
          off.split == 0));
   const std::string off_src = jit::generate_source(kLlama, "sm_90", "gu_m1split=0");
-  CHECK_FALSE(has(off_src, "MOEGEMV_GU_M1SPLIT"));
-  CHECK_FALSE(has(off_src, "MOEGEMV_GU_SHX"));
-  CHECK(has(off_src, "moegemv::gate_up<5120, 8192, 8192, 1, 4, 3, false, false, 0, false>(p);"));
+  CHECK(has(off_src, "moegemv::gate_up<5120, 8192, 8192, 1, 4, 3, false, false, 0, false, 0>(p);"));
+  CHECK_FALSE(has(off_src, "true, 2>(p);"));
   // Knobs named beside it win.
   CHECK(jit::kernel_config(kLlama, "gu_m1pipe=3").m1_pipe == 3);
   CHECK(jit::kernel_config(kLlama, "gu_m1minb=3").m1_minb == 3);
@@ -72,7 +71,8 @@ TEST_CASE("gu_m1split: off, given way, asked for, and its errors", "[codegen]") 
     INFO(tune);
     const KernelConfig g = jit::kernel_config(kLlama, tune);
     CHECK(g.m1_split == 0);
-    CHECK_FALSE(has(jit::generate_source(kLlama, "sm_90", tune), "MOEGEMV_GU_M1SPLIT"));
+    CHECK(jit::generate_source(kLlama, "sm_90", tune) ==
+          jit::generate_source(kLlama, "sm_90", tune + ",gu_m1split=0"));
   }
   CHECK(jit::kernel_config(kLlama, "gu_split=1").shx == 0);
   CHECK(jit::kernel_config(kLlama, "gu_split=1").m1_pipe == 3);
@@ -81,7 +81,7 @@ TEST_CASE("gu_m1split: off, given way, asked for, and its errors", "[codegen]") 
   const KernelConfig ds = jit::kernel_config(kDeepSeek, "gu_split=0,gu_m1split=1");
   CHECK((ds.m1_split == 1 && ds.m1_pipe == 2 && ds.shx == 2 && ds.m1_minb == 4));
   CHECK(has(jit::generate_source(kDeepSeek, "sm_90", "gu_split=0,gu_m1split=1"),
-            "moegemv::gate_up<7168, 2048, 2048, 8, 4, 2, false, false, 0, true>(p);"));
+            "moegemv::gate_up<7168, 2048, 2048, 8, 4, 2, false, false, 0, true, 2>(p);"));
   // Asked for with what it cannot take: an error naming the knob.
   for (const std::string tune : {"gu_m1split=1,gu_split=1", "gu_m1split=1,gu_m1pipe=0",
                                  "gu_m1split=1,gu_safter=1", "gu_m1split=1,gu_stream=1"}) {

@@ -26,8 +26,8 @@ TEST_CASE("gate_up has a two-tile kernel for M >= group where the split tile gro
     CHECK(jit::has_many_token_kernel(c));
     const std::string source = jit::generate_source(key, "sm_90", "");
     CHECK(source.find(jit::many_token_kernel_name(key) + "(") != std::string::npos);
-    CHECK(source.find(", true, 2>(p)") != std::string::npos);  // TILES = 2 after SPLIT = true
-    CHECK(source.find(", true>(p)") != std::string::npos);     // the general kernel: one tile
+    CHECK(source.find(", true, 0, 2>(p)") != std::string::npos);  // TILES = 2 after SPLIT, SHX
+    CHECK(source.find(", true, 0>(p)") != std::string::npos);     // the general kernel: one tile
   }
   CHECK(jit::many_token_kernel_name(kDeepSeek) == "moegemv_gate_up_7168_2048_2048_8_tiles2");
   // Off: asked for, where the shape has no split tile or no grouping, or where a warp would have
