@@ -58,13 +58,13 @@ void settle_m1_split(const Key& key, KernelConfig& config, const M1Asked& asked,
 int config_smem(const Key& key, const KernelConfig& config);
 bool complete_stream_config(const Key& key, KernelConfig& config, bool pipe_set, bool warps_set);
 
-/// The kernel configuration for key: templates/params.h defaults, then `tune` overrides
+/// The kernel configuration for key: templates/defaults.h, then `tune` overrides
 /// ("gu_warps=8,dc_direct=1,..."; ArgumentError naming MOEGEMV_TUNE on a bad entry).
 KernelConfig kernel_config(const Key& key, const std::string& tune);
 /// ... with Options::global().tune.
 KernelConfig kernel_config(const Key& key);
 
-/// Warps per CTA for the key (the same table the launcher uses: templates/params.h).
+/// Warps per CTA for the key (the same table the launcher uses: templates/defaults.h).
 int block_warps(const Key& key);
 
 /// Dynamic shared memory bytes per CTA; validates that it fits (ArgumentError otherwise).

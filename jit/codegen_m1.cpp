@@ -5,7 +5,7 @@
 
 namespace moegemv::jit {
 
-// gu_m1split (v57, session 32; params.h gate_up_m1_split_default): the module's M = 1 kernel on the
+// gu_m1split (v57, session 32; defaults.h gate_up_m1_split_default): the module's M = 1 kernel on the
 // split tile, the shared expert's tile split too (shx 2, in that kernel only), at
 // kGateUpM1SplitPipe steps and the split tile's CTAs/SM, while the module's other kernel keeps the
 // 16-row tile. It needs that other kernel classic (gu_split=0: else the split is everywhere), an

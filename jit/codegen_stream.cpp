@@ -61,7 +61,7 @@ bool complete_stream_config(const Key& key, KernelConfig& c, bool pipe_set, bool
   if (slots_auto) c.slots = 1;
   if (!pipe_set && !gu && c.maxreg == kDownTwoPerSmRegs &&
       down_two_per_sm_default(key.i, key.si, key.k)) {
-    c.pipe = 2;  // two CTAs per SM: a 2-slot ring each (params.h)
+    c.pipe = 2;  // two CTAs per SM: a 2-slot ring each (defaults.h)
   } else if (!pipe_set) {
     c.pipe = 4;
     while (c.pipe > 2 && config_smem(key, c) > kMaxSmemBytes) --c.pipe;

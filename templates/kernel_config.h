@@ -3,6 +3,12 @@
 // Shared verbatim by the host (g++) and the device (NVRTC), as params.h. Plain C++.
 #pragma once
 
+#if defined(__CUDACC__) || defined(__CUDACC_RTC__)
+#define MOEGEMV_HD __host__ __device__
+#else
+#define MOEGEMV_HD
+#endif
+
 // DIAGNOSTIC ONLY (MOEGEMV_TUNE gu_knock / dc_knock = bits): removes work from the classic kernels
 // so that the benchmark shows what that work costs; the results are WRONG. Bit 1: the e2m1 decode
 // becomes one shift per bf16x2; 2: no scale multiply; 4: gate_up does not stage x; 8: routed
@@ -96,7 +102,7 @@
 #ifndef MOEGEMV_DC_GCOUNT
 #define MOEGEMV_DC_GCOUNT 0
 #endif
-// MOEGEMV_DC_SAFTER (slot_after.cuh; session 19, the default where params.h down_safter_default holds
+// MOEGEMV_DC_SAFTER (slot_after.cuh; session 19, the default where defaults.h down_safter_default holds
 // since v48): 1 = the streaming
 // down applies each block scale to fp32 sums of unscaled products (B columns keep the k-blocks
 // apart), not to the weights; 0 = the scale multiply per weight, as before.

@@ -1,4 +1,4 @@
-// The default streaming down where params.h down_safter_default holds (v48, session 22;
+// The default streaming down where defaults.h down_safter_default holds (v48, session 22;
 // MOEGEMV_DC_SAFTER 1, `dc_safter=1`; off on DeepSeek-V3's shape, where the pair with PDL lost,
 // docs/PERF.md): the streaming down's slot dot product with each block scale applied to fp32 sums of
 // unscaled products instead of to the weights, so a word's 8 weights cost the decode (11 ops) and

@@ -121,7 +121,7 @@ TEST_CASE("dc_safter=1 caps the down's registers so a gate_up CTA fits beside it
         kDownTwoPerSmRegs);
 }
 
-// The default since v48 (params.h down_safter_default with kDownSafterByDefault, session 22):
+// The default since v48 (defaults.h down_safter_default with kDownSafterByDefault, session 22):
 // on where the A/Bs gained and its conditions hold, off on DeepSeek-V3's shape; dc_safter=0 turns
 // it off, and where it does not apply the default gives way silently while an asked-for
 // dc_safter=1 is an error.
