@@ -7,7 +7,10 @@
 #      y1, Llama-4 alone over every M (the burst before its M=16 rows as long as in the full bench,
 #      no preset before it); y2, every preset with `--m 16` alone (the presets before it, no burst).
 #      The card's clocks, power and reasons every 0.1 s beside them (smi_y.csv).
-#   d  by the card: an H200 runs session 32's h letters (b w o r) then y; any other card y then b.
+#   q  Qwen3-Next (the one target the H100 misses): its M = 1 kernel on the split tile with the
+#      shared expert's split too (gu_m1split=1: 2 steps, as v57's Llama-4; p: 3 steps), mirrored
+#      n s p p2 s2 n2 at M = 1, 4. Both compile for sm_90 at 128 registers, no local memory.
+#   d  by the card: an H200 runs session 32's h letters (b w o r) then y; any other card y, q, b.
 #   Any other letter goes to gpu_s32.sh.
 set -u
 dir=$(dirname "$0")
@@ -15,7 +18,7 @@ source "$dir/gpu_steps.sh"
 card=$(card_name); echo "card: $card"
 letters=("$@")
 if [ "${letters[*]}" = d ]; then
-  case $card in *H200*) letters=(b w o r y) ;; *) letters=(y b) ;; esac
+  case $card in *H200*) letters=(b w o r y) ;; *) letters=(y q b) ;; esac
   echo "d on $card: ${letters[*]}"
 fi
 for letter in "${letters[@]}"; do
@@ -27,6 +30,10 @@ clocks_throttle_reasons.active --format=csv -lms 100 > "$out/smi_y.csv" 2>&1 & s
        step y2 60 eval 'timeout 100 .gpubin/moegemv bench --seed 1 --m 16 > "$out/y2.log" 2>&1
          echo "y2 rc=$?"; grep -a "M=16 pair\|ceiling:" "$out/y2.log"'
        kill "$smi" 2>/dev/null ;;
+    q) step qwen_m1split 150 abr "n: s:gu_m1split=1 p:gu_m1split=1,gu_m1pipe=3 \
+         p2:gu_m1split=1,gu_m1pipe=3 s2:gu_m1split=1 n2:" qwen3-next 1,4 " gate_up | down |pair|ceiling" \
+         qwen_m1split.txt
+       step check_q 30 check_keys q gu_m1split=1 ;;
     *) LIMIT="$(left)" bash "$dir/gpu_s32.sh" "$letter" ;;
   esac
 done
