@@ -16,11 +16,7 @@ set -u
 dir=$(dirname "$0")
 source "$dir/gpu_steps.sh"
 card=$(card_name); echo "card: $card"
-letters=("$@")
-if [ "${letters[*]}" = d ]; then
-  case $card in *H200*) letters=(b w o r y) ;; *) letters=(y q b) ;; esac
-  echo "d on $card: ${letters[*]}"
-fi
+by_card d "b w o r y" "y q b" "$@"
 for letter in "${letters[@]}"; do
   case $letter in
     y) nvidia-smi --query-gpu=timestamp,clocks.sm,clocks.mem,power.draw,temperature.gpu,\

@@ -66,3 +66,13 @@ card_name() { nvidia-smi --query-gpu=name --format=csv,noheader | head -1; }
 # NEED=H200 (or any part of a card's name): a script that sources this stops at once on another
 # card, so that a call only that card can answer costs the machine's start, not the run (session 25).
 case $(card_name 2>/dev/null) in *"${NEED:-}"*) ;; *) echo "not a ${NEED} card ($(card_name)): stopping"; exit 0 ;; esac
+# by_card WORD "H200 LETTERS" "OTHER LETTERS" ARGS...: sets letters=(ARGS), or, where ARGS is WORD
+# alone, the letters for this card (printed): a session script's plan by the card it got.
+by_card() {
+  local word=$1 h200=$2 other=$3
+  shift 3
+  letters=("$@")
+  [ "$*" = "$word" ] || return 0
+  case $(card_name) in *H200*) read -ra letters <<< "$h200" ;; *) read -ra letters <<< "$other" ;; esac
+  echo "$word on $(card_name): ${letters[*]}"
+}
