@@ -5,8 +5,8 @@
 
 namespace moegemv::jit {
 
-// gu_m1split (v57, session 32; defaults.h gate_up_m1_split_default): the module's M = 1 kernel on the
-// split tile, the shared expert's tile split too (shx 2, in that kernel only), at
+// gu_m1split (v57, session 32; defaults.h gate_up_m1_split_default): the module's M = 1 kernel on
+// the split tile, the shared expert's tile split too (shx 2, in that kernel only), at
 // kGateUpM1SplitPipe steps and the split tile's CTAs/SM, while the module's other kernel keeps the
 // 16-row tile. It needs that other kernel classic (gu_split=0: else the split is everywhere), an
 // M = 1 kernel (not gu_m1pipe=0; where the shape has none by default it gets one), x staged per

@@ -102,8 +102,8 @@
 #ifndef MOEGEMV_DC_GCOUNT
 #define MOEGEMV_DC_GCOUNT 0
 #endif
-// MOEGEMV_DC_SAFTER (slot_after.cuh; session 19, the default where defaults.h down_safter_default holds
-// since v48): 1 = the streaming
+// MOEGEMV_DC_SAFTER (slot_after.cuh; session 19, the default where defaults.h down_safter_default
+// holds since v48): 1 = the streaming
 // down applies each block scale to fp32 sums of unscaled products (B columns keep the k-blocks
 // apart), not to the weights; 0 = the scale multiply per weight, as before.
 #ifndef MOEGEMV_DC_SAFTER

@@ -26,9 +26,9 @@ clocks_throttle_reasons.active --format=csv -lms 100 > "$out/smi_y.csv" 2>&1 & s
        step y2 60 eval 'timeout 100 .gpubin/moegemv bench --seed 1 --m 16 > "$out/y2.log" 2>&1
          echo "y2 rc=$?"; grep -a "M=16 pair\|ceiling:" "$out/y2.log"'
        kill "$smi" 2>/dev/null ;;
-    q) step qwen_m1split 150 abr "n: s:gu_m1split=1 p:gu_m1split=1,gu_m1pipe=3 \
-         p2:gu_m1split=1,gu_m1pipe=3 s2:gu_m1split=1 n2:" qwen3-next 1,4 " gate_up | down |pair|ceiling" \
-         qwen_m1split.txt
+    q) s=gu_m1split=1 p=gu_m1split=1,gu_m1pipe=3
+       step qwen_m1split 150 abr "n: s:$s p:$p p2:$p s2:$s n2:" qwen3-next 1,4 \
+         " gate_up | down |pair|ceiling" qwen_m1split.txt
        step check_q 30 check_keys q gu_m1split=1 ;;
     *) LIMIT="$(left)" bash "$dir/gpu_s32.sh" "$letter" ;;
   esac

@@ -73,6 +73,9 @@ by_card() {
   shift 3
   letters=("$@")
   [ "$*" = "$word" ] || return 0
-  case $(card_name) in *H200*) read -ra letters <<< "$h200" ;; *) read -ra letters <<< "$other" ;; esac
+  case $(card_name) in
+    *H200*) read -ra letters <<< "$h200" ;;
+    *) read -ra letters <<< "$other" ;;
+  esac
   echo "$word on $(card_name): ${letters[*]}"
 }

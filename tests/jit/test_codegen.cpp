@@ -147,7 +147,8 @@ TEST_CASE("MOEGEMV_TUNE overrides the kernel config and names bad entries", "[co
   CHECK(jit::generate_source(gu, "sm_90", "").find("0, true, 0>(p);") != std::string::npos);
   CHECK(jit::generate_source(gu, "sm_90", "gu_shx=1").find("0, true, 1>(p);") != std::string::npos);
   CHECK(jit::generate_source(gu, "sm_90", "gu_shx=2").find("0, true, 2>(p);") != std::string::npos);
-  CHECK(jit::generate_source(gu, "sm_90", "gu_shx=2").find("0, true, 2, 2>(p);") != std::string::npos);
+  CHECK(jit::generate_source(gu, "sm_90", "gu_shx=2").find("0, true, 2, 2>(p);") !=
+        std::string::npos);
   CHECK_THROWS_WITH(jit::kernel_config(gu, "gu_shx=3"), Catch::Contains("gu_shx=3"));
   CHECK_THROWS_WITH(jit::kernel_config(dc, "dc_shx=1"), Catch::Contains("dc_shx=1"));
   // gate_up split rows: x staged, H % 256 == 0 (else the classic tiles); the default on the wide

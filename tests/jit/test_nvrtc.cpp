@@ -85,7 +85,8 @@ TEST_CASE("the opt-in kernel configs compile without spills", "[nvrtc]") {
         CHECK(spill_bytes(out.log) <= (known ? 8 : 0));
         if (kind == Kind::kDownCombine && tune == "dc_stream=0,dc_split=0") CHECK(source.find(", false>(p)") != std::string::npos);
         // gate_up: SPLIT, then the shared expert's SHX (0 here)
-        if (kind == Kind::kGateUp && tune.rfind("gu_split=1", 0) == 0) CHECK(source.find(", true, 0>(p)") != std::string::npos);
+        if (kind == Kind::kGateUp && tune.rfind("gu_split=1", 0) == 0)
+          CHECK(source.find(", true, 0>(p)") != std::string::npos);
       }
     }
   }
@@ -208,8 +209,9 @@ TEST_CASE("gate_up's scale-after candidate (gu_safter=1) compiles without spills
   CHECK(compiled >= 6);  // the split tile (DeepSeek-V3, GLM-4.5) and the 16-row one (the rest)
   // With the shared expert's x staged at M = 1 (gu_shx), its tiles take the form too: split
   // (gu_shx=2 where the routed tiles are split) or 16-row.
-  compiles_clean(Key{Kind::kGateUp, 7168, 2048, 2048, 8}, "gu_safter=1,gu_shx=2", "0, true, 2>(p);");
-  compiles_clean(Key{Kind::kGateUp, 5120, 8192, 8192, 1}, "gu_safter=1,gu_shx=2", "0, false, 2>(p);");
+  const std::string tune = "gu_safter=1,gu_shx=2";
+  compiles_clean(Key{Kind::kGateUp, 7168, 2048, 2048, 8}, tune, "0, true, 2>(p);");
+  compiles_clean(Key{Kind::kGateUp, 5120, 8192, 8192, 1}, tune, "0, false, 2>(p);");
 }
 
 TEST_CASE("gate_up's sector-paired features (gu_spair=1) compile without spills where they apply", "[nvrtc]") {
