@@ -38,6 +38,10 @@ void add_bench_command(CLI::App& app) {
   cmd->add_option("--seed", config->seed,
                   "weights, routing and inputs from this seed (0: fresh each run); runs to be "
                   "compared at M >= 2 should share one, so that they touch the same bytes");
+  cmd->add_option("--settle-ms", config->settle_ms,
+                  "before each row, replay its graph back to back for about this many ms, so that "
+                  "every row is timed at sustained load's power state (0: off)")
+      ->check(CLI::Range(0.0, 60000.0));
   auto* timeline = cmd->add_flag("--timeline", config->timeline,
                 "diagnostic: after each pair, the CTAs' start / PDL wait / end of one more replay "
                 "(--timeline-replays: more; needs MOEGEMV_TUNE=gu_timeline=1,dc_timeline=1)");

@@ -10,6 +10,10 @@
 #   q  Qwen3-Next (the one target the H100 misses): its M = 1 kernel on the split tile with the
 #      shared expert's split too (gu_m1split=1: 2 steps, as v57's Llama-4; p: 3 steps), mirrored
 #      n s p p2 s2 n2 at M = 1, 4. Both compile for sm_90 at 128 registers, no local memory.
+#   z  the bench with `--settle-ms 1500` (each row timed after ~1.5 s of its own replays, at
+#      sustained load's power state) on Llama-4 and DeepSeek-V3, every M, clocks logged
+#      (smi_z.csv): against y1 and the full bench, are the M=16 pairs at ~560 us for Llama-4 and the
+#      M = 1 rows within ~2% of the unsettled ones? Written after call 14, not yet run.
 #   d  by the card: an H200 runs session 32's h letters (b w o r) then y; any other card y, q, b.
 #   Any other letter goes to gpu_s32.sh.
 set -u
@@ -25,6 +29,12 @@ clocks_throttle_reasons.active --format=csv -lms 100 > "$out/smi_y.csv" 2>&1 & s
          > "$out/y1.log" 2>&1; echo "y1 rc=$?"; grep -a "M=16 \|ceiling:" "$out/y1.log"'
        step y2 60 eval 'timeout 100 .gpubin/moegemv bench --seed 1 --m 16 > "$out/y2.log" 2>&1
          echo "y2 rc=$?"; grep -a "M=16 pair\|ceiling:" "$out/y2.log"'
+       kill "$smi" 2>/dev/null ;;
+    z) nvidia-smi --query-gpu=timestamp,clocks.sm,clocks.mem,power.draw,temperature.gpu,\
+clocks_throttle_reasons.active --format=csv -lms 100 > "$out/smi_z.csv" 2>&1 & smi=$!
+       step z 150 eval 'timeout 240 .gpubin/moegemv bench --seed 1 --settle-ms 1500 --model \
+         llama4-maverick,deepseek-v3 --json "$out/z.json" > "$out/z.log" 2>&1; echo "z rc=$?"
+         grep -a "M=1 pair\|M=16 pair\|ceiling:\|settled" "$out/z.log"'
        kill "$smi" 2>/dev/null ;;
     q) s=gu_m1split=1 p=gu_m1split=1,gu_m1pipe=3
        step qwen_m1split 150 abr "n: s:$s p:$p p2:$p s2:$s n2:" qwen3-next 1,4 \

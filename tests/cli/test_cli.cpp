@@ -59,6 +59,16 @@ TEST_CASE("bench names a bad --seed before it looks for a GPU", "[cli]") {
   CHECK_THAT(r.err, Contains("--seed"));
 }
 
+TEST_CASE("bench names a bad --settle-ms before it looks for a GPU", "[cli]") {
+  TempDir dir;
+  for (const char* bad : {"-1", "60001", "abc"}) {
+    INFO(bad);
+    const Result r = run_cli({"bench", "--settle-ms", bad}, dir);
+    CHECK(r.status != 0);
+    CHECK_THAT(r.err, Contains("--settle-ms"));
+  }
+}
+
 TEST_CASE("bench names a bad --timeline-replays, and one given without --timeline", "[cli]") {
   TempDir dir;
   const Result zero = run_cli({"bench", "--timeline", "--timeline-replays", "0"}, dir);

@@ -27,6 +27,11 @@ struct BenchConfig {
   /// 0: fresh weights, routing and inputs each run; else derived from it (bench_seed), so runs
   /// with the same seed touch the same bytes (A/B of variants at M >= 2, session 18).
   std::uint64_t seed = 0;
+  /// > 0: before each row's timed batches, its graph replayed back to back for about this many ms,
+  /// so that every row is timed at the power state of sustained load. Session 33 (an H100): the
+  /// card's ~1 s average power reaches its cap late in a ~1.5 s burst and the SM clock falls to
+  /// 1200-1380 MHz, so the rows timed there (the M=16 pairs) ran 17% slower than at `--m 16`.
+  double settle_ms = 0;
 };
 
 /// How many layers a preset's bench rotates (session 26): enough that the weights each *op alone*
@@ -63,6 +68,7 @@ struct BenchResult {
   std::string device;
   std::string tune;         ///< MOEGEMV_TUNE of the run ("" = default kernel configs)
   std::uint64_t seed = 0;   ///< BenchConfig::seed (0: fresh)
+  double settle_ms = 0;     ///< BenchConfig::settle_ms
   double ceiling_gbps = 0;  ///< streaming read over >= 2 GiB, same run
   double ceiling_bytes = 0;
   std::vector<BenchRow> rows;
@@ -76,8 +82,10 @@ struct Timing {
   double median_ms, spread_ms;  ///< per replay: median and (max - min) over batches
 };
 
-/// `batches` timed batches of `replays` graph launches each, after 3 warm-up launches.
-Timing time_graph(const driver::GraphExec& graph, CUstream stream, int batches, int replays);
+/// `batches` timed batches of `replays` graph launches each, after 3 warm-up launches and, where
+/// settle_ms > 0, about that many ms of launches back to back (BenchConfig::settle_ms).
+Timing time_graph(const driver::GraphExec& graph, CUstream stream, int batches, int replays,
+                  double settle_ms = 0);
 
 /// Median GB/s of a read-only kernel over `bytes` (16-byte loads, evict-first).
 double measure_stream_read(std::size_t bytes, CUstream stream);
