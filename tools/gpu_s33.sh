@@ -14,13 +14,14 @@
 #      sustained load's power state) on Llama-4 and DeepSeek-V3, every M, clocks logged
 #      (smi_z.csv): against y1 and the full bench, are the M=16 pairs at ~560 us for Llama-4 and the
 #      M = 1 rows within ~2% of the unsettled ones? Written after call 14, not yet run.
-#   d  by the card: an H200 runs session 32's h letters (b w o r) then y; any other card y, q, b.
+#   d  by the card: an H200 runs session 32's h letters (b w o r) then z; any other card z, q, b
+#      (y, answered in call 14, no longer in d).
 #   Any other letter goes to gpu_s32.sh.
 set -u
 dir=$(dirname "$0")
 source "$dir/gpu_steps.sh"
 card=$(card_name); echo "card: $card"
-by_card d "b w o r y" "y q b" "$@"
+by_card d "b w o r z" "z q b" "$@"
 for letter in "${letters[@]}"; do
   case $letter in
     y) nvidia-smi --query-gpu=timestamp,clocks.sm,clocks.mem,power.draw,temperature.gpu,\
