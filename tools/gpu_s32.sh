@@ -47,8 +47,7 @@ for letter in "${letters[@]}"; do
        step tests_v57 40 gpu_tests v57 ;;
     b) # The card's clocks, power and throttle reasons every 0.5 s beside it (smi.csv): call 4's
        # M=16 pair rows were 10-16% slower than the A/B harness's on the same binary and card.
-       nvidia-smi --query-gpu=timestamp,clocks.sm,clocks.mem,power.draw,temperature.gpu,\
-clocks_throttle_reasons.active --format=csv -lms 500 > "$out/smi.csv" 2>&1 & smi=$!
+       smi_log "$out/smi.csv" 500
        MOEGEMV_CACHE_DIR=/tmp/cache_close step bench 170 eval 'timeout 300 .gpubin/moegemv bench \
          --seed 1 --json "$out/s32.json" > "$out/s32.log" 2>&1; echo "bench rc=$?"
          grep -a "M=1 \|ceiling:" "$out/s32.log"'

@@ -24,15 +24,13 @@ card=$(card_name); echo "card: $card"
 by_card d "b w o r z" "z q b" "$@"
 for letter in "${letters[@]}"; do
   case $letter in
-    y) nvidia-smi --query-gpu=timestamp,clocks.sm,clocks.mem,power.draw,temperature.gpu,\
-clocks_throttle_reasons.active --format=csv -lms 100 > "$out/smi_y.csv" 2>&1 & smi=$!
+    y) smi_log "$out/smi_y.csv" 100
        step y1 40 eval 'timeout 80 .gpubin/moegemv bench --seed 1 --model llama4-maverick \
          > "$out/y1.log" 2>&1; echo "y1 rc=$?"; grep -a "M=16 \|ceiling:" "$out/y1.log"'
        step y2 60 eval 'timeout 100 .gpubin/moegemv bench --seed 1 --m 16 > "$out/y2.log" 2>&1
          echo "y2 rc=$?"; grep -a "M=16 pair\|ceiling:" "$out/y2.log"'
        kill "$smi" 2>/dev/null ;;
-    z) nvidia-smi --query-gpu=timestamp,clocks.sm,clocks.mem,power.draw,temperature.gpu,\
-clocks_throttle_reasons.active --format=csv -lms 100 > "$out/smi_z.csv" 2>&1 & smi=$!
+    z) smi_log "$out/smi_z.csv" 100
        step z 150 eval 'timeout 240 .gpubin/moegemv bench --seed 1 --settle-ms 1500 --model \
          llama4-maverick,deepseek-v3 --json "$out/z.json" > "$out/z.log" 2>&1; echo "z rc=$?"
          grep -a "M=1 pair\|M=16 pair\|ceiling:\|settled" "$out/z.log"'

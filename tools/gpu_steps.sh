@@ -66,6 +66,13 @@ card_name() { nvidia-smi --query-gpu=name --format=csv,noheader | head -1; }
 # NEED=H200 (or any part of a card's name): a script that sources this stops at once on another
 # card, so that a call only that card can answer costs the machine's start, not the run (session 25).
 case $(card_name 2>/dev/null) in *"${NEED:-}"*) ;; *) echo "not a ${NEED} card ($(card_name)): stopping"; exit 0 ;; esac
+# smi_log FILE MS: the card's clocks, power, temperature and throttle reasons every MS ms into FILE,
+# in the background; its pid in $smi (kill "$smi" to stop).
+smi_log() {
+  nvidia-smi --query-gpu=timestamp,clocks.sm,clocks.mem,power.draw,temperature.gpu,\
+clocks_throttle_reasons.active --format=csv -lms "$2" > "$1" 2>&1 &
+  smi=$!
+}
 # by_card WORD "H200 LETTERS" "OTHER LETTERS" ARGS...: sets letters=(ARGS), or, where ARGS is WORD
 # alone, the letters for this card (printed): a session script's plan by the card it got.
 by_card() {
