@@ -111,13 +111,13 @@ MOEGEMV_HD constexpr KernelConfig default_gate_up_config(int h, int k) {
 // persistent grid doubles, so at M = 1 each CTA takes one unit instead of two after the PDL wait
 // (run 5: ~1.6 us per unit). Qwen3-Next pair with PDL M=1 13.04 -> 12.54 us, M=2 +0.3%, M=4
 // -2%, M=8 -4%; the down alone is slower (M=1 6.35 -> 6.60): the gain is the overlap.
-constexpr int kDownTwoPerSmRegs = 72;
 constexpr int kSmRegisters = 64 * 1024;  // 32-bit registers per SM (sm_90)
+constexpr int kDownTwoPerSmRegs = 72;
 // (With >= 8 segments the down has one warp per segment, kDownStreamTargetWarps, so its CTA is
 // the segments' warps plus the producer and the combiner.)
 MOEGEMV_HD constexpr bool down_two_per_sm_default(int i, int si, int k) {
   const int segments = k + (si > 0 ? 1 : 0);
-  return i <= 512 && segments >= 8 && 2 * (segments + 2) * 32 * kDownTwoPerSmRegs <= 64 * 1024;
+  return i <= 512 && segments >= 8 && 2 * (segments + 2) * 32 * kDownTwoPerSmRegs <= kSmRegisters;
 }
 // Per-warp act staging by default (jit/codegen.cpp picks it once the warps per segment are known):
 // 1 where the streaming down has one warp per segment (v26, Qwen3-Next), 2 where it has several
