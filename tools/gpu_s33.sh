@@ -20,7 +20,6 @@
 set -u
 dir=$(dirname "$0")
 source "$dir/gpu_steps.sh"
-card=$(card_name); echo "card: $card"
 by_card d "b w o r z" "z q b" "$@"
 for letter in "${letters[@]}"; do
   case $letter in

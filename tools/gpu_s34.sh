@@ -11,7 +11,6 @@
 set -u
 dir=$(dirname "$0")
 source "$dir/gpu_steps.sh"
-card=$(card_name); echo "card: $card"
 by_card d "b w o r z l" "z q l b" "$@"
 for letter in "${letters[@]}"; do
   case $letter in

@@ -73,11 +73,13 @@ smi_log() {
 clocks_throttle_reasons.active --format=csv -lms "$2" > "$1" 2>&1 &
   smi=$!
 }
-# by_card WORD "H200 LETTERS" "OTHER LETTERS" ARGS...: sets letters=(ARGS), or, where ARGS is WORD
-# alone, the letters for this card (printed): a session script's plan by the card it got.
+# by_card WORD "H200 LETTERS" "OTHER LETTERS" ARGS...: prints the card, then sets letters=(ARGS),
+# or, where ARGS is WORD alone, the letters for this card (printed): a session script's plan by the
+# card it got.
 by_card() {
   local word=$1 h200=$2 other=$3
   shift 3
+  echo "card: $(card_name)"
   letters=("$@")
   [ "$*" = "$word" ] || return 0
   case $(card_name) in
