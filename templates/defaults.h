@@ -86,7 +86,13 @@ MOEGEMV_HD constexpr int gate_up_single_token_min_blocks(int warps) {
 // v57 (session 32): where K = 1 and H >= 4096 (Llama-4) the M = 1 kernel takes the split tile with
 // the shared expert's split too (v56's config at M = 1 only): the pair with PDL at M=1 -4.4%, and
 // v56's split for every M +1.3% at M=16 (H100, session 32 call 3; docs/PERF.md).
-MOEGEMV_HD constexpr bool gate_up_m1_split_default(int h, int k) { return h >= 4096 && k == 1; }
+// v58 (session 34, an H100, mirrored A/Bs at M=1 with MOEGEMV_TUNE=gu_m1split=1): where
+// H <= 2048 too: the pair with PDL Qwen3-Next -2.1 / -2.3 / -1.9%, Qwen3.5-35B -2.8%, Qwen2-MoE
+// -2.5%, Qwen3-30B -3.4% (gate_up alone -0.3..-1.8%, Qwen3.5's +2.0%); M = 2, 4 unchanged (the
+// M = 1 kernel only). The build's own A/B against v57 gave the same (-2.1..-3.3%).
+MOEGEMV_HD constexpr bool gate_up_m1_split_default(int h, int k) {
+  return (h >= 4096 && k == 1) || h <= 2048;
+}
 constexpr int kGateUpM1SplitPipe = 2;  // its steps in flight (3 spill with the split)
 MOEGEMV_HD constexpr KernelConfig default_gate_up_config(int h, int k) {
   KernelConfig c{};  // fields not named here are 0

@@ -2,6 +2,7 @@
 // what it sets, what its source instantiates, and where it gives way or is an error.
 // `moegemv check` on the device is the test of the kernels' sums.
 #include <catch2/catch.hpp>
+#include <fmt/format.h>
 #include <string>
 
 #include "jit/codegen.hpp"
@@ -42,14 +43,36 @@ TEST_CASE(
   // The down's register cap follows gate_up's general kernel: unchanged from v55.
   const Key down{Kind::kDownCombine, 5120, 8192, 8192, 1};
   CHECK(jit::kernel_config(down, "").maxreg == jit::kernel_config(down, "gu_m1split=0").maxreg);
-  // Not on the other presets' shapes.
-  for (const Key& key : {kDeepSeek, Key{Kind::kGateUp, 5120, 1536, 1536, 8},
-                         Key{Kind::kGateUp, 2048, 512, 512, 10}}) {
+  // Not on DeepSeek-V3's and GLM-4.5's shapes (the split tile at every M).
+  for (const Key& key : {kDeepSeek, Key{Kind::kGateUp, 5120, 1536, 1536, 8}}) {
     INFO(key.str());
     CHECK(jit::kernel_config(key, "").m1_split == 0);
     CHECK(jit::generate_source(key, "sm_90", "") ==
           jit::generate_source(key, "sm_90", "gu_m1split=0"));
   }
+}
+
+TEST_CASE("gu_m1split: on by default where H <= 2048 (v58), its other kernel unchanged",
+          "[codegen]") {
+  // Qwen3-Next, Qwen3.5-35B, Qwen2-MoE, Qwen3-30B (no shared expert): 2-warp CTAs, the M = 1
+  // kernel at 2 steps and 8 CTAs/SM with shx 2; the general kernel as before (2 steps, 10).
+  for (const Key& key :
+       {Key{Kind::kGateUp, 2048, 512, 512, 10}, Key{Kind::kGateUp, 2048, 512, 512, 8},
+        Key{Kind::kGateUp, 2048, 1408, 5632, 4}, Key{Kind::kGateUp, 2048, 768, 0, 8}}) {
+    INFO(key.str());
+    const KernelConfig c = jit::kernel_config(key, "");
+    CHECK((c.split == 0 && c.m1_split == 1 && c.shx == 2 && c.m1_pipe == 2 && c.m1_minb == 8));
+    const std::string src = jit::generate_source(key, "sm_90", "");
+    const std::string head = fmt::format("moegemv::gate_up<{}, {}, {}, {}, 2, ", key.h, key.i,
+                                         key.si, key.k);
+    CHECK(has(src, head + "2, false, false, 0, true, 2>(p);"));   // the M = 1 kernel
+    CHECK(has(src, head + "2, false, false, 0, false, 0>(p);"));  // the general one
+    const std::string off = jit::generate_source(key, "sm_90", "gu_m1split=0");
+    CHECK(has(off, head + "3, false, false, 0, false, 0>(p);"));  // v57's M = 1 kernel
+    CHECK_FALSE(has(off, "true, 2>(p);"));
+  }
+  // H % 256 != 0: it gives way by default (the capture check's shape).
+  CHECK(jit::kernel_config(Key{Kind::kGateUp, 1920, 64, 0, 3}, "").m1_split == 0);
 }
 
 TEST_CASE("gu_m1split: off, given way, asked for, and its errors", "[codegen]") {
