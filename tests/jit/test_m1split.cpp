@@ -71,7 +71,7 @@ TEST_CASE("gu_m1split: on by default where H <= 2048 (v58), its other kernel unc
     CHECK(has(off, head + "3, false, false, 0, false, 0>(p);"));  // v57's M = 1 kernel
     CHECK_FALSE(has(off, "true, 2>(p);"));
   }
-  // H % 256 != 0: it gives way by default (the capture check's shape).
+  // H <= 2048 but H % 256 != 0: it gives way by default (the split needs 128-element halves).
   CHECK(jit::kernel_config(Key{Kind::kGateUp, 1920, 64, 0, 3}, "").m1_split == 0);
 }
 
