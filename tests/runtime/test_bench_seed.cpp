@@ -2,6 +2,7 @@
 // same weights, routing and inputs, so variants compared at M >= 2 touch the same bytes. No GPU.
 #include <catch2/catch.hpp>
 
+#include <nlohmann/json.hpp>
 #include <set>
 
 #include "tools/harness/bench.hpp"
@@ -35,4 +36,19 @@ TEST_CASE("the bench's JSON and table name the seed", "[bench]") {
   r.seed = 7;
   CHECK_THAT(moegemv::harness::to_table(r), Catch::Contains("seed: 7"));
   CHECK_THAT(moegemv::harness::to_json(r), Catch::Contains("\"seed\": 7"));
+}
+
+TEST_CASE("the bench's JSON carries each row's batches in run order", "[bench]") {
+  moegemv::harness::BenchResult r;
+  moegemv::harness::BenchRow row;
+  row.model = "deepseek-v3";
+  row.m = 16;
+  row.mode = "pair_pdl";
+  row.us = 986.5;
+  row.batch_us = {1180.25, 986.5, 979.75};
+  r.rows.push_back(row);
+  const auto j = nlohmann::json::parse(moegemv::harness::to_json(r));
+  REQUIRE(j["rows"].size() == 1);
+  CHECK(j["rows"][0]["batch_us"] == nlohmann::json({1180.25, 986.5, 979.75}));
+  CHECK(j["rows"][0]["us"] == 986.5);
 }

@@ -57,7 +57,7 @@ Timing time_graph(const driver::GraphExec& graph, CUstream stream, int batches, 
     ms.push_back(driver::elapsed_ms(start, end) / replays);
   }
   auto [lo, hi] = std::minmax_element(ms.begin(), ms.end());
-  return {median(ms), *hi - *lo};
+  return {median(ms), *hi - *lo, ms};
 }
 
 namespace {
@@ -276,6 +276,7 @@ BenchResult run_bench(const BenchConfig& config, CUstream stream,
         row.layers = layers;
         row.us = t.median_ms * 1e3 / layers;
         row.us_spread = t.spread_ms * 1e3 / layers;
+        for (double ms : t.batch_ms) row.batch_us.push_back(ms * 1e3 / layers);
         row.unique_bytes = mode.bytes;
         row.gbps = mode.bytes / (row.us * 1e3);
         row.pct = 100.0 * row.gbps / result.ceiling_gbps;
@@ -325,7 +326,8 @@ std::string to_json(const BenchResult& r) {
   for (const auto& row : r.rows)
     j["rows"].push_back({{"model", row.model}, {"m", row.m}, {"mode", row.mode},
                          {"layers", row.layers}, {"us", row.us}, {"us_spread", row.us_spread},
-                         {"unique_bytes", row.unique_bytes}, {"gbps", row.gbps}, {"pct", row.pct}});
+                         {"batch_us", row.batch_us}, {"unique_bytes", row.unique_bytes},
+                         {"gbps", row.gbps}, {"pct", row.pct}});
   return j.dump(1);
 }
 

@@ -31,6 +31,7 @@ struct BenchConfig {
   /// so that every row is timed at the power state of sustained load. Session 33 (an H100): the
   /// card's ~1 s average power reaches its cap late in a ~1.5 s burst and the SM clock falls to
   /// 1200-1380 MHz, so the rows timed there (the M=16 pairs) ran 17% slower than at `--m 16`.
+  /// Session 34 (1500 ms): the card held at its cap, SM ~1520-1760 MHz; M=1 rows +1.3..+2.2%.
   double settle_ms = 0;
 };
 
@@ -58,6 +59,10 @@ struct BenchRow {
   int layers = 0;
   double us = 0;            ///< median per-layer time
   double us_spread = 0;     ///< (max - min) over batches, per layer
+  /// Each timed batch's per-layer time in run order (JSON `batch_us`): a bimodal row, e.g.
+  /// DeepSeek-V3's M=16 pair with PDL (session 34: spread 155-204 us against 23 without PDL), shows
+  /// which batches were slow and whether the median fell among them.
+  std::vector<double> batch_us;
   double unique_bytes = 0;  ///< weight + scale + activation bytes touched per layer (mean)
   double gbps = 0;          ///< unique_bytes / us
   double pct = 0;           ///< gbps / ceiling
@@ -79,7 +84,8 @@ BenchResult run_bench(const BenchConfig& config, CUstream stream,
                       const std::function<void(const BenchRow&)>& report);
 
 struct Timing {
-  double median_ms, spread_ms;  ///< per replay: median and (max - min) over batches
+  double median_ms, spread_ms;   ///< per replay: median and (max - min) over batches
+  std::vector<double> batch_ms;  ///< per replay, each batch in run order
 };
 
 /// `batches` timed batches of `replays` graph launches each, after 3 warm-up launches and, where
