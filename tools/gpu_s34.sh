@@ -10,6 +10,9 @@
 #      M = 1, mirrored: the shared expert's tile in it unsplit (x0: gu_shx=0; x1: gu_shx=1; 127
 #      registers each), 6 CTAs/SM (m6: gu_m1minb=6, 153 registers: room for a down CTA beside)
 #      and 10 (m10: 96 registers, 32 bytes of stack).
+#   k  DeepSeek-V3's M=16 pair with PDL, bimodal (calls 10, 17: batch spread 155-204 us against
+#      23 without PDL): every preset at `--m 16`, 15 batches, each row's batches from the JSON's
+#      batch_us (written after call 17), clocks logged.
 #   d  by the card: an H200 runs gpu_s33.sh's b w o r z, then l; any other card z q l b.
 #   Any other letter goes to gpu_s33.sh.
 set -u
@@ -23,6 +26,14 @@ for letter in "${letters[@]}"; do
     m) step m1_neighbours 120 abr "n: x0:gu_shx=0 x1:gu_shx=1 m6:gu_m1minb=6 m10:gu_m1minb=10 \
          m102:gu_m1minb=10 m62:gu_m1minb=6 x12:gu_shx=1 x02:gu_shx=0 n2:" qwen3-next,qwen3.5-35b 1 \
          " gate_up |pair_pdl|ceiling" m1_neighbours.txt ;;
+    k) smi_log "$out/smi_k.csv" 100
+       step m16_batches 90 eval 'timeout 150 .gpubin/moegemv bench --seed 1 --m 16 --batches 15 \
+         --json "$out/k.json" > "$out/k.log" 2>&1; echo "k rc=$?"; python3 -c "import json, sys
+for r in json.load(open(sys.argv[1]))[\"rows\"]:
+    if r[\"mode\"].startswith(\"pair\"):
+        print(r[\"model\"], r[\"mode\"], round(r[\"us\"], 1), [round(b) for b in r[\"batch_us\"]])
+" "$out/k.json"'
+       kill "$smi" 2>/dev/null ;;
     *) LIMIT="$(left)" bash "$dir/gpu_s33.sh" "$letter" ;;
   esac
 done
