@@ -1,5 +1,6 @@
 // The bench's seeds (tools/harness/bench.hpp, --seed, session 18): runs given one seed build the
-// same weights, routing and inputs, so variants compared at M >= 2 touch the same bytes. No GPU.
+// same weights, routing and inputs, so variants compared at M >= 2 touch the same bytes; and what
+// its JSON carries (the seed, each row's batches). No GPU.
 #include <catch2/catch.hpp>
 
 #include <nlohmann/json.hpp>
