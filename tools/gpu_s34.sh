@@ -28,11 +28,8 @@ for letter in "${letters[@]}"; do
          " gate_up |pair_pdl|ceiling" m1_neighbours.txt ;;
     k) smi_log "$out/smi_k.csv" 100
        step m16_batches 90 eval 'timeout 150 .gpubin/moegemv bench --seed 1 --m 16 --batches 15 \
-         --json "$out/k.json" > "$out/k.log" 2>&1; echo "k rc=$?"; python3 -c "import json, sys
-for r in json.load(open(sys.argv[1]))[\"rows\"]:
-    if r[\"mode\"].startswith(\"pair\"):
-        print(r[\"model\"], r[\"mode\"], round(r[\"us\"], 1), [round(b) for b in r[\"batch_us\"]])
-" "$out/k.json"'
+         --json "$out/k.json" > "$out/k.log" 2>&1; echo "k rc=$?"
+         python3 tools/bench_batches.py "$out/k.json" pair'
        kill "$smi" 2>/dev/null ;;
     *) LIMIT="$(left)" bash "$dir/gpu_s33.sh" "$letter" ;;
   esac
