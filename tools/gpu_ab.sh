@@ -2,7 +2,8 @@
 # A/B of MOEGEMV_TUNE variants in one device run (session 8 on; gpu_s7_producer.sh's fixed form).
 # VARIANTS="name:TUNE ..." in the order to run (mirror it: a b b a), MODELS and MS as for bench;
 # a name may carry a binary of .gpubin/ as name@binary (default moegemv: two builds in one run)
-# (default qwen3-next; 1,4), ROWS a regex of the modes to keep (default gate_up, down, pairs).
+# (default qwen3-next; 1,4), ROWS a regex of the modes to keep (default gate_up, down, pairs; the
+# ceiling lines are kept whatever ROWS says: session 34's filters dropped them).
 # Each variant runs with its own cache; the table on stdout: per preset, M and mode, each
 # variant's us per layer in run order and each variant's mean against the first's, then the
 # streaming-read ceiling of each bench. Every variant's bench gets --seed ${SEED:-1} (session 18):
@@ -16,7 +17,7 @@ for v in ${VARIANTS:?}; do
   log=/tmp/gpu_ab_$name.log
   MOEGEMV_CACHE_DIR=/tmp/cache_ab_$name MOEGEMV_TUNE="$tune" timeout 150 .gpubin/$bin bench \
     --model "${MODELS:-qwen3-next}" --m "${MS:-1,4}" --batches "${BATCHES:-5}" --seed "${SEED:-1}" 2>&1 |
-    tee "$log" | grep -E "^(qwen|deep|glm|llama|stream)" | grep -E "${ROWS:- gate_up | down |pair|ceiling}" |
+    tee "$log" | grep -E "^(qwen|deep|glm|llama|stream)" | grep -E "(${ROWS:- gate_up | down |pair})|ceiling" |
     awk -v n="$name" '{printf "%s %-16s M=%-2s %-9s %8s %6s\n", n, $1, $2, $3, $4, $8}' |
     tee -a "${OUT:-/tmp}/ab_raw.txt"  # kept as it comes, for a call cut short (session 17)
   # Session 19: a build without `bench --seed` gave no rows and no word why.
