@@ -8,18 +8,31 @@
 #      (gu_m1minb=10, 96 registers): 704 gate_up CTAs of 64 threads leave ~32K registers per SM
 #      free, room for one down CTA (13 warps x 72 registers) beside them from the start, so
 #      the down's first ring fill could run under gate_up: does its first CTA start earlier?
+#   c  Qwen3-Next at M=1: the down's CTAs beside gate_up's from the start. The down CTA (13 warps,
+#      59488 + 1024 bytes of shared memory, 72 registers) lands today only where gate_up's CTAs
+#      have left an SM: 8 CTAs/SM x 64 threads x 128 registers fill the register file, and the
+#      driver's carveout for gate_up alone (8 x 6 KB) leaves no 60 KB. c1 gives room: gate_up's
+#      M = 1 kernel at 96 registers (gu_m1minb=10: 6 CTAs = 36864), the down capped at 64
+#      (dc_maxreg=64: 26624, no spill), the 132 KB carveout for gate_up (gu_carve=58: 6 x 6 + 60
+#      KB); c0 the carveout alone, m10 the registers alone. Mirrored n c1 c0 m10 m102 c02 c12 n2
+#      at M = 1, 2 on Qwen3-Next and Qwen3.5-35B.
 #   d  by the card: an H200 runs gpu_s34.sh's d (b w o r z l); any other card gpu_s34.sh's k
-#      (the M=16 batches) and m (the split M = 1 kernel's neighbours), then t.
+#      (the M=16 batches) and m (the split M = 1 kernel's neighbours), then t,
+#      after c.
 #   Any other letter goes to gpu_s34.sh.
 set -u
 dir=$(dirname "$0")
 source "$dir/gpu_steps.sh"
-by_card d "b w o r z l" "k m t" "$@"
+by_card d "b w o r z l" "c t k m" "$@"
 for letter in "${letters[@]}"; do
   case $letter in
-    t) step qwen_timelines 120 eval 'timeline n "" qwen3-next; timeline o gu_m1split=0 qwen3-next
+    t) step qwen_timelines 140 eval 'timeline n "" qwen3-next; timeline o gu_m1split=0 qwen3-next
          timeline o2 gu_m1split=0 qwen3-next; timeline n2 "" qwen3-next
-         timeline m10 gu_m1minb=10 qwen3-next' ;;
+         timeline m10 gu_m1minb=10 qwen3-next
+         timeline c1 gu_m1minb=10,dc_maxreg=64,gu_carve=58 qwen3-next' ;;
+    c) c1=gu_m1minb=10,dc_maxreg=64,gu_carve=58 c0=gu_carve=58 m10=gu_m1minb=10
+       step coresident 150 abr "n: c1:$c1 c0:$c0 m10:$m10 m102:$m10 c02:$c0 c12:$c1 n2:" \
+         qwen3-next,qwen3.5-35b 1,2 " gate_up | down |pair" coresident.txt ;;
     *) LIMIT="$(left)" bash "$dir/gpu_s34.sh" "$letter" ;;
   esac
 done
