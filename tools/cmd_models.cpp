@@ -77,7 +77,9 @@ void add_models_command(CLI::App& app) {
   auto options = std::make_shared<ModelsOptions>();
   CLI::App* cmd =
       app.add_subcommand("models", "List the model presets and the kernel keys they need");
-  cmd->add_option("--model", options->models, "only this preset; repeatable")->type_name("NAME");
+  cmd->add_option("--model", options->models, "only this preset; repeatable or comma-separated")
+      ->type_name("NAME")
+      ->delimiter(',');
   cmd->add_option("--tp", options->tp, "tensor-parallel degree: divides I and SI");
   cmd->add_flag("--json", options->json, "print JSON instead of a table");
   cmd->callback([options] { run(*options); });

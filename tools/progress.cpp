@@ -67,12 +67,15 @@ ArgumentError rename_argument(const ArgumentError& e, const std::string& argumen
 
 void add_selection_options(CLI::App& command, Selection& selection) {
   command
-      .add_option("--model", selection.models, "a model preset (see `moegemv models`); repeatable")
-      ->type_name("NAME");
+      .add_option("--model", selection.models,
+                  "a model preset (see `moegemv models`); repeatable or comma-separated")
+      ->type_name("NAME")
+      ->delimiter(',');
   command
       .add_option("--key", selection.keys,
-                  "a key KIND:H:I:SI:K (KIND gate_up|down_combine); repeatable")
-      ->type_name("KEY");
+                  "a key KIND:H:I:SI:K (KIND gate_up|down_combine); repeatable or comma-separated")
+      ->type_name("KEY")
+      ->delimiter(',');
   command
       .add_option("--tp", selection.tp,
                   "tensor-parallel degree: divides I and SI of the --model presets")

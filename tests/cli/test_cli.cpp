@@ -43,6 +43,22 @@ TEST_CASE("models lists the presets and their keys", "[cli]") {
         nlohmann::json({"gate_up:7168:1024:1024:8", "down_combine:7168:1024:1024:8"}));
 }
 
+TEST_CASE("--model takes a comma-separated list as bench does, and names a bad one in it",
+          "[cli]") {
+  TempDir dir;
+  const Result json = run_cli({"models", "--json", "--model", "qwen3-next,glm-4.5"}, dir);
+  REQUIRE(json.status == 0);
+  const auto models = parse_json(json);
+  REQUIRE(models.size() == 2);
+  CHECK(models[0]["name"] == "qwen3-next");
+  CHECK(models[1]["name"] == "glm-4.5");
+
+  const Result bad = run_cli({"prewarm", "--model", "qwen3-next,gpt-9", "--arch", "sm_90"}, dir);
+  CHECK(bad.status != 0);
+  CHECK_THAT(bad.err, Contains("--model") && Contains("gpt-9"));
+  CHECK_THAT(bad.err, !Contains("qwen3-next,gpt-9"));
+}
+
 TEST_CASE("models --tp that breaks the multiple-of-64 rule fails naming --tp", "[cli]") {
   TempDir dir;
   const Result r = run_cli({"models", "--tp", "3"}, dir);
