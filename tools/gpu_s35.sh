@@ -16,14 +16,14 @@
 #      (dc_maxreg=64: 26624, no spill), the 132 KB carveout for gate_up (gu_carve=58: 6 x 6 + 60
 #      KB); c0 the carveout alone, m10 the registers alone. Mirrored n c1 c0 m10 m102 c02 c12 n2
 #      at M = 1, 2 on Qwen3-Next and Qwen3.5-35B.
-#   d  by the card: an H200 runs gpu_s34.sh's d (b w o r z l); any other card gpu_s34.sh's k
-#      (the M=16 batches) and m (the split M = 1 kernel's neighbours), then t,
-#      after c.
+#   d  by the card: an H200 runs b (the closing bench), c, then gpu_s34.sh's w o r z; any other
+#      card c, t, then gpu_s34.sh's k (the M=16 batches) and m (the split M = 1 kernel's
+#      neighbours).
 #   Any other letter goes to gpu_s34.sh.
 set -u
 dir=$(dirname "$0")
 source "$dir/gpu_steps.sh"
-by_card d "b w o r z l" "c t k m" "$@"
+by_card d "b c w o r z" "c t k m" "$@"
 for letter in "${letters[@]}"; do
   case $letter in
     t) step qwen_timelines 140 eval 'timeline n "" qwen3-next; timeline o gu_m1split=0 qwen3-next
