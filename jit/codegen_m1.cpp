@@ -7,13 +7,14 @@ namespace moegemv::jit {
 
 // gu_m1split (v57, session 32; defaults.h gate_up_m1_split_default): the module's M = 1 kernel on
 // the split tile, the shared expert's tile split too (shx 2, in that kernel only), at
-// kGateUpM1SplitPipe steps and the split tile's CTAs/SM, while the module's other kernel keeps the
-// 16-row tile. It needs that other kernel classic (gu_split=0: else the split is everywhere), an
-// M = 1 kernel (not gu_m1pipe=0; where the shape has none by default it gets one), x staged per
-// warp (no gu_ring or gu_direct), no gu_safter (its split form spills at K = 1) and H % 256 == 0
-// (the split's 128-element halves). Asked for without them it is an error naming it; by default it
-// gives way, leaving the config's classic M = 1 kernel as before v57. Knobs asked for alongside it
-// (gu_shx, gu_m1pipe, gu_m1minb) win.
+// kGateUpM1SplitPipe steps and the split tile's CTAs/SM (6 where H <= 2048 and its grid is one
+// such wave, v59), while the module's other kernel keeps the 16-row tile. It needs that other
+// kernel classic (gu_split=0: else the split is everywhere), an M = 1 kernel (not gu_m1pipe=0;
+// where the shape has none by default it gets one), x staged per warp (no gu_ring or gu_direct),
+// no gu_safter (its split form spills at K = 1) and H % 256 == 0 (the split's 128-element
+// halves). Asked for without them it is an error naming it; by default it gives way, leaving the
+// config's classic M = 1 kernel as before v57. Knobs asked for alongside it (gu_shx, gu_m1pipe,
+// gu_m1minb) win.
 void settle_m1_split(const Key& key, KernelConfig& c, const M1Asked& asked,
                      const std::string& tune) {
   if (!c.m1_split) return;
@@ -33,7 +34,8 @@ void settle_m1_split(const Key& key, KernelConfig& c, const M1Asked& asked,
   }
   if (!asked.shx) c.shx = 2;
   if (!asked.pipe) c.m1_pipe = kGateUpM1SplitPipe;
-  if (!asked.minb) c.m1_minb = gate_up_min_blocks(true, c.warps);
+  const int m1_ctas = (key.k * key.i + key.si) / kTileFeatures;
+  if (!asked.minb) c.m1_minb = gate_up_m1_split_min_blocks(key.h, m1_ctas, c.warps);
 }
 
 }  // namespace moegemv::jit

@@ -94,6 +94,21 @@ MOEGEMV_HD constexpr bool gate_up_m1_split_default(int h, int k) {
   return (h >= 4096 && k == 1) || h <= 2048;
 }
 constexpr int kGateUpM1SplitPipe = 2;  // its steps in flight (3 spill with the split)
+// v59 (session 35, an H100, mirrored A/Bs at M=1 with MOEGEMV_TUNE=gu_m1minb=6, calls 6-7): that
+// kernel at 6 CTAs/SM (153 registers) instead of 8 (128) where H <= 2048 and its M = 1 grid
+// (one 8-feature tile per CTA) fits one wave of 6 on the 132 SMs of an H100 SXM or H200: the
+// pair with PDL at M=1 Qwen3-Next -2.7 / -2.5%, Qwen3.5-35B -1.8 / -2.0%, Qwen3-30B -2.9%;
+// Qwen2-MoE (1408 CTAs: two waves of 6) +1.1%, so not there. gate_up alone -0.4..+2.6%, M = 2
+// unchanged (the M = 1 kernel only). CTA timelines (Qwen3-Next): gate_up's first wait return to
+// its last CTA's end 6.9-7.2 us against 7.9.
+constexpr int kGateUpM1WaveSms = 132;
+constexpr int kGateUpM1OneWaveMinBlocks = 6;
+// ctas: the M = 1 grid, (K * I + SI) / kTileFeatures (params.h).
+MOEGEMV_HD constexpr int gate_up_m1_split_min_blocks(int h, int ctas, int warps) {
+  return h <= 2048 && ctas <= kGateUpM1OneWaveMinBlocks * kGateUpM1WaveSms
+             ? kGateUpM1OneWaveMinBlocks
+             : gate_up_min_blocks(true, warps);
+}
 MOEGEMV_HD constexpr KernelConfig default_gate_up_config(int h, int k) {
   KernelConfig c{};  // fields not named here are 0
   c.decode = kDecodeDefault;

@@ -19,6 +19,10 @@
 #   d  by the card: an H200 runs b (the closing bench), c, then gpu_s34.sh's w o r z; any other
 #      card c, t, then gpu_s34.sh's k (the M=16 batches) and m (the split M = 1 kernel's
 #      neighbours).
+#   v  after calls 6-7 (gu_m1minb=6 on the Qwen presets): v59 (the build: the split M = 1 kernel
+#      at 6 CTAs/SM where H <= 2048 and its grid is one wave of 6) against v58
+#      (.gpubin/moegemv_v58), mirrored o n n2 o2 on the four Qwen presets at M = 1, 2; v59's check
+#      (check_keys) and [gpu] tests; then b (the closing bench).
 #   Any other letter goes to gpu_s34.sh.
 set -u
 dir=$(dirname "$0")
@@ -33,6 +37,10 @@ for letter in "${letters[@]}"; do
     c) c1=gu_m1minb=10,dc_maxreg=64,gu_carve=58 c0=gu_carve=58 m10=gu_m1minb=10
        step coresident 150 abr "n: c1:$c1 c0:$c0 m10:$m10 m102:$m10 c02:$c0 c12:$c1 n2:" \
          qwen3-next,qwen3.5-35b 1,2 " gate_up | down |pair" coresident.txt ;;
+    v) step v59 120 abr "o@moegemv_v58: n: n2: o2@moegemv_v58:" \
+         qwen3-next,qwen3.5-35b,qwen2-moe,qwen3-30b 1,2 " gate_up | down |pair" v59.txt
+       step check 60 check_keys v59 ""
+       step tests 60 gpu_tests v59 ;;
     *) LIMIT="$(left)" bash "$dir/gpu_s34.sh" "$letter" ;;
   esac
 done

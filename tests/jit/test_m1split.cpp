@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 #include <fmt/format.h>
 #include <string>
+#include <utility>
 
 #include "jit/codegen.hpp"
 #include "moegemv/errors.hpp"
@@ -55,14 +56,22 @@ TEST_CASE(
 TEST_CASE("gu_m1split: on by default where H <= 2048 (v58), its other kernel unchanged",
           "[codegen]") {
   // Qwen3-Next, Qwen3.5-35B, Qwen2-MoE, Qwen3-30B (no shared expert): 2-warp CTAs, the M = 1
-  // kernel at 2 steps and 8 CTAs/SM with shx 2; the general kernel as before (2 steps, 10).
-  for (const Key& key :
-       {Key{Kind::kGateUp, 2048, 512, 512, 10}, Key{Kind::kGateUp, 2048, 512, 512, 8},
-        Key{Kind::kGateUp, 2048, 1408, 5632, 4}, Key{Kind::kGateUp, 2048, 768, 0, 8}}) {
+  // kernel at 2 steps with shx 2, at 6 CTAs/SM where its grid of (K * I + SI) / 8 CTAs is one
+  // wave of 6 on 132 SMs (v59: 704, 576, 768 CTAs) and 8 where it is not (Qwen2-MoE's 1408); the
+  // general kernel as before (2 steps, 10).
+  for (const auto& [key, m1_minb] :
+       {std::pair{Key{Kind::kGateUp, 2048, 512, 512, 10}, 6},
+        std::pair{Key{Kind::kGateUp, 2048, 512, 512, 8}, 6},
+        std::pair{Key{Kind::kGateUp, 2048, 1408, 5632, 4}, 8},
+        std::pair{Key{Kind::kGateUp, 2048, 768, 0, 8}, 6}}) {
     INFO(key.str());
     const KernelConfig c = jit::kernel_config(key, "");
-    CHECK((c.split == 0 && c.m1_split == 1 && c.shx == 2 && c.m1_pipe == 2 && c.m1_minb == 8));
+    CHECK((c.split == 0 && c.m1_split == 1 && c.shx == 2 && c.m1_pipe == 2));
+    CHECK(c.m1_minb == m1_minb);
+    CHECK(jit::kernel_config(key, "gu_m1minb=8").m1_minb == 8);  // asked for: it wins
     const std::string src = jit::generate_source(key, "sm_90", "");
+    CHECK(has(src, fmt::format("__launch_bounds__(64, {})", m1_minb)));
+    CHECK(has(src, "__launch_bounds__(64, 10)"));  // the general kernel
     const std::string head = fmt::format("moegemv::gate_up<{}, {}, {}, {}, 2, ", key.h, key.i,
                                          key.si, key.k);
     CHECK(has(src, head + "2, false, false, 0, true, 2>(p);"));   // the M = 1 kernel
