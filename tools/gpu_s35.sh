@@ -23,6 +23,10 @@
 #      at 6 CTAs/SM where H <= 2048 and its grid is one wave of 6) against v58
 #      (.gpubin/moegemv_v58), mirrored o n n2 o2 on the four Qwen presets at M = 1, 2; v59's check
 #      (check_keys) and [gpu] tests; then b (the closing bench).
+#   g  after call 10 (v59: the Qwen presets' M = 1 kernel faster at 153 registers than at 128,
+#      with the grid one wave either way): the same on Llama-4's M = 1 kernel (4-warp CTAs, 4/SM,
+#      128 registers; 2048 CTAs, ~4 waves): gu_m1minb=3 (12 warps/SM, 151 registers; Qwen2-MoE's
+#      at gu_m1minb=7 compiles to 128 as at 8, so not run), mirrored n a a2 n2 at M = 1, 4.
 #   Any other letter goes to gpu_s34.sh.
 set -u
 dir=$(dirname "$0")
@@ -41,6 +45,8 @@ for letter in "${letters[@]}"; do
          qwen3-next,qwen3.5-35b,qwen2-moe,qwen3-30b 1,2 " gate_up | down |pair" v59.txt
        step check 60 check_keys v59 ""
        step tests 60 gpu_tests v59 ;;
+    g) step m1minb_llama 100 abr "n: a:gu_m1minb=3 a2:gu_m1minb=3 n2:" llama4-maverick 1,4 \
+         " gate_up |pair" m1minb_llama.txt ;;
     *) LIMIT="$(left)" bash "$dir/gpu_s34.sh" "$letter" ;;
   esac
 done
