@@ -99,8 +99,9 @@ constexpr int kGateUpM1SplitPipe = 2;  // its steps in flight (3 spill with the 
 // (one 8-feature tile per CTA) fits one wave of 6 on the 132 SMs of an H100 SXM or H200: the
 // pair with PDL at M=1 Qwen3-Next -2.7 / -2.5%, Qwen3.5-35B -1.8 / -2.0%, Qwen3-30B -2.9%;
 // Qwen2-MoE (1408 CTAs: two waves of 6) +1.1%, so not there. gate_up alone -0.4..+2.6%, M = 2
-// unchanged (the M = 1 kernel only). CTA timelines (Qwen3-Next): gate_up's first wait return to
-// its last CTA's end 6.9-7.2 us against 7.9.
+// unchanged (the M = 1 kernel only). 7 CTAs/SM compiles to 8's 128 registers and measured as 8,
+// 5 to 6's 153 and as 6: the registers, not the residency. By the SASS, with them ptxas issues
+// the routed loop's next-step loads ~200 instructions earlier.
 constexpr int kGateUpM1WaveSms = 132;
 constexpr int kGateUpM1OneWaveMinBlocks = 6;
 // ctas: the M = 1 grid, (K * I + SI) / kTileFeatures (params.h).
