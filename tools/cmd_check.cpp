@@ -168,7 +168,9 @@ int run_check(const CheckOptions& o) {
 void add_check_command(CLI::App& app) {
   auto opts = std::make_shared<CheckOptions>();
   auto* cmd = app.add_subcommand("check", "Check both ops on the GPU against the CPU reference");
-  cmd->add_option("--shape", opts->shapes, "H:I:SI:K shapes (default: the issue's eight)");
+  cmd->add_option("--shape", opts->shapes,
+                  "H:I:SI:K shapes, repeatable or comma-separated (default: the issue's eight)")
+      ->delimiter(',');
   cmd->add_option("--m", opts->ms, "token counts")->delimiter(',');
   cmd->add_option("--e", opts->es, "expert counts")->delimiter(',');
   cmd->add_option("--replays", opts->replays, "graph replays with new inputs");

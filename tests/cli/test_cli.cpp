@@ -109,6 +109,13 @@ TEST_CASE("check --shard-control sums CPU reference shards without a GPU", "[cli
   CHECK(odd.status == 0);
   CHECK_THAT(odd.out, Contains("tp=2: not possible") && Contains("E=6 M=4 ep=2: ") &&
                           Contains("ep=4: not possible"));
+  // --shape takes a comma-separated list as --m and --e do.
+  const Result both = run_cli(
+      {"check", "--shard-control", "1", "--shape", "1024:512:512:4,256:192:128:4", "--e", "8"},
+      dir);
+  CHECK(both.status == 0);
+  CHECK_THAT(both.out, Contains("CPU 1024:512:512:4 E=8 M=4 ep=2: ") &&
+                           Contains("CPU 256:192:128:4 E=8 M=4 ep=2: "));
   const Result bad = run_cli({"check", "--shard-control", "0"}, dir);
   CHECK(bad.status != 0);
   CHECK_THAT(bad.err, Contains("--shard-control"));
