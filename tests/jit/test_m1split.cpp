@@ -53,7 +53,7 @@ TEST_CASE(
   }
 }
 
-TEST_CASE("gu_m1split: on by default where H <= 2048 (v58), its other kernel unchanged",
+TEST_CASE("gu_m1split: on by default where H <= 2048 (v58), at 6 CTAs/SM in one wave (v59)",
           "[codegen]") {
   // Qwen3-Next, Qwen3.5-35B, Qwen2-MoE, Qwen3-30B (no shared expert): 2-warp CTAs, the M = 1
   // kernel at 2 steps with shx 2, at 6 CTAs/SM where its grid of (K * I + SI) / 8 CTAs is one
