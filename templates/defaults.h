@@ -101,7 +101,9 @@ constexpr int kGateUpM1SplitPipe = 2;  // its steps in flight (3 spill with the 
 // Qwen2-MoE (1408 CTAs: two waves of 6) +1.1%, so not there. gate_up alone -0.4..+2.6%, M = 2
 // unchanged (the M = 1 kernel only). 7 CTAs/SM compiles to 8's 128 registers and measured as 8,
 // 5 to 6's 153 and as 6: the registers, not the residency. By the SASS, with them ptxas issues
-// the routed loop's next-step loads ~200 instructions earlier.
+// the routed loop's next-step loads ~200 instructions earlier. The rule assumes 132 SMs (a key
+// carries no SM count): on a part with fewer (an H100 PCIe's 114: 684 slots of 6) Qwen3-Next's
+// 704 CTAs take a short second wave, as Qwen2-MoE's do here (+1.1%); not measured there.
 constexpr int kGateUpM1WaveSms = 132;
 constexpr int kGateUpM1OneWaveMinBlocks = 6;
 // ctas: the M = 1 grid, (K * I + SI) / kTileFeatures (params.h).
