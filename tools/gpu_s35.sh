@@ -15,10 +15,10 @@
 #      M = 1 kernel at 96 registers (gu_m1minb=10: 6 CTAs = 36864), the down capped at 64
 #      (dc_maxreg=64: 26624, no spill), the 132 KB carveout for gate_up (gu_carve=58: 6 x 6 + 60
 #      KB); c0 the carveout alone, m10 the registers alone. Mirrored n c1 c0 m10 m102 c02 c12 n2
-#      at M = 1, 2 on Qwen3-Next and Qwen3.5-35B.
-#   d  by the card: an H200 runs b (the closing bench), c, then gpu_s34.sh's w o r z; any other
-#      card c, t, then gpu_s34.sh's k (the M=16 batches) and m (the split M = 1 kernel's
-#      neighbours).
+#      at M = 1, 2 on Qwen3-Next and Qwen3.5-35B. (Call 6: +16..+21%, and the premise half wrong:
+#      the default down already lands beside an SM's last gate_up CTAs; docs/PERF.md.)
+#   d  by the card: an H200 runs b (the closing bench), g, then gpu_s34.sh's w o r z; any other
+#      card g (calls 6-10 ran c t k m, v, b on H100s).
 #   v  after calls 6-7 (gu_m1minb=6 on the Qwen presets): v59 (the build: the split M = 1 kernel
 #      at 6 CTAs/SM where H <= 2048 and its grid is one wave of 6) against v58
 #      (.gpubin/moegemv_v58), mirrored o n n2 o2 on the four Qwen presets at M = 1, 2; v59's check
@@ -31,7 +31,7 @@
 set -u
 dir=$(dirname "$0")
 source "$dir/gpu_steps.sh"
-by_card d "b c w o r z" "c t k m" "$@"
+by_card d "b g w o r z" "g" "$@"
 for letter in "${letters[@]}"; do
   case $letter in
     t) step qwen_timelines 140 eval 'timeline n "" qwen3-next; timeline o gu_m1split=0 qwen3-next
