@@ -34,7 +34,8 @@ void settle_m1_split(const Key& key, KernelConfig& c, const M1Asked& asked,
   }
   if (!asked.shx) c.shx = 2;
   if (!asked.pipe) c.m1_pipe = kGateUpM1SplitPipe;
-  const int m1_ctas = (key.k * key.i + key.si) / kTileFeatures;
+  // The M = 1 grid as the launch counts it (one tile per CTA).
+  const int m1_ctas = gate_up_routed_ctas(1, key.k, key.i) + gate_up_shared_ctas(1, key.si);
   if (!asked.minb) c.m1_minb = gate_up_m1_split_min_blocks(key.h, m1_ctas, c.warps);
 }
 

@@ -106,7 +106,7 @@ constexpr int kGateUpM1SplitPipe = 2;  // its steps in flight (3 spill with the 
 // 704 CTAs take a short second wave, as Qwen2-MoE's do here (+1.1%); not measured there.
 constexpr int kGateUpM1WaveSms = 132;
 constexpr int kGateUpM1OneWaveMinBlocks = 6;
-// ctas: the M = 1 grid, (K * I + SI) / kTileFeatures (params.h).
+// ctas: the M = 1 grid (params.h gate_up_routed_ctas + gate_up_shared_ctas: (K * I + SI) / 8).
 MOEGEMV_HD constexpr int gate_up_m1_split_min_blocks(int h, int ctas, int warps) {
   return h <= 2048 && ctas <= kGateUpM1OneWaveMinBlocks * kGateUpM1WaveSms
              ? kGateUpM1OneWaveMinBlocks

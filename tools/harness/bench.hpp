@@ -61,7 +61,8 @@ struct BenchRow {
   double us_spread = 0;     ///< (max - min) over batches, per layer
   /// Each timed batch's per-layer time in run order (JSON `batch_us`): a bimodal row, e.g.
   /// DeepSeek-V3's M=16 pair with PDL (session 34: spread 155-204 us against 23 without PDL), shows
-  /// which batches were slow and whether the median fell among them.
+  /// which batches were slow and whether the median fell among them (session 35: they come in
+  /// runs, with and without PDL, while the card sits at its power cap).
   std::vector<double> batch_us;
   double unique_bytes = 0;  ///< weight + scale + activation bytes touched per layer (mean)
   double gbps = 0;          ///< unique_bytes / us
