@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# Session 36's device plan (build: main, `make gpubin`; carry [".gpubin"]). The card is printed
+# first: compare numbers only within a call.
+#   p  the split M = 1 gate_up kernel with more steps in flight where it runs at 6 CTAs/SM (v59:
+#      153 of 168 registers): gu_m1pipe=3 (164 registers) and 4 (168; Qwen3-Next's warps have 4
+#      steps each, so every load is issued at once), no stack on the three presets (Qwen2-MoE's
+#      8 CTAs/SM would spill: not run). Mirrored n p3 p4 p42 p32 n2 at M=1.
+#   Any other letter goes to gpu_s35.sh.
+set -u
+dir=$(dirname "$0")
+source "$dir/gpu_steps.sh"
+by_card d "p" "p" "$@"
+for letter in "${letters[@]}"; do
+  case $letter in
+    p) step m1pipe 150 abr "n: p3:gu_m1pipe=3 p4:gu_m1pipe=4 p42:gu_m1pipe=4 p32:gu_m1pipe=3 n2:" \
+         qwen3-next,qwen3.5-35b,qwen3-30b 1 " gate_up | down |pair" m1pipe.txt ;;
+    *) LIMIT="$(left)" bash "$dir/gpu_s35.sh" "$letter" ;;
+  esac
+done
+echo "call done at ${SECONDS} s"
