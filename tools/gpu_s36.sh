@@ -5,6 +5,11 @@
 #      153 of 168 registers): gu_m1pipe=3 (164 registers) and 4 (168; Qwen3-Next's warps have 4
 #      steps each, so every load is issued at once), no stack on the three presets (Qwen2-MoE's
 #      8 CTAs/SM would spill: not run). Mirrored n p3 p4 p42 p32 n2 at M=1.
+#   q  where gate_up's M = 1 CTAs land under PDL: they launch while the previous layer's down
+#      holds the SMs and fill each SM that frees up to its capacity (6 at 153 registers), so some
+#      SMs may get none. Timelines (with the new per-SM counts) on Qwen3-Next at M=1: n, L
+#      (dc_launch=2: the down's launch_dependents at its end, so gate_up's CTAs launch onto an
+#      idle GPU), m8 (gu_m1minb=8: v58's capacity); then n L L2 n2 on four presets at M=1.
 #   Any other letter goes to gpu_s35.sh.
 set -u
 dir=$(dirname "$0")
@@ -14,6 +19,11 @@ for letter in "${letters[@]}"; do
   case $letter in
     p) step m1pipe 150 abr "n: p3:gu_m1pipe=3 p4:gu_m1pipe=4 p42:gu_m1pipe=4 p32:gu_m1pipe=3 n2:" \
          qwen3-next,qwen3.5-35b,qwen3-30b 1 " gate_up | down |pair" m1pipe.txt ;;
+    q) step placement_tl 100 eval 'timeline n "" qwen3-next; timeline L dc_launch=2 qwen3-next
+         timeline m8 gu_m1minb=8 qwen3-next'
+       grep -a "CTAs per SM" "$out/tl_all.log" | cut -c1-300
+       step placement 150 abr "n: L:dc_launch=2 L2:dc_launch=2 n2:" \
+         qwen3-next,qwen3.5-35b,deepseek-v3,llama4-maverick 1 " gate_up |pair" placement.txt ;;
     *) LIMIT="$(left)" bash "$dir/gpu_s35.sh" "$letter" ;;
   esac
 done

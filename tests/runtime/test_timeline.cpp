@@ -22,6 +22,14 @@ TEST_CASE("the timeline summary gives each kernel's ranges, CTA times and the pe
   CHECK(s.find("PDL wait returns 13.0-13.0") != std::string::npos);
   CHECK(s.find("gate_up's last end: 0.5-1.0") != std::string::npos);
   CHECK(s.find("1 down CTAs started before gate_up's last CTA ended") != std::string::npos);
+  // SM 0 holds two gate_up CTAs (last end 11000: 10.0 us), SM 1 one (12.0 us).
+  CHECK(s.find("gate_up CTAs per SM: 2 x 1 SMs (last end median 10.0 us), 1 x 1 SMs (last end "
+               "median 12.0 us)\n") != std::string::npos);
+  // An SM with down CTAs only counts as one with no gate_up CTA.
+  std::vector<CtaStamp> down3 = down;
+  down3.push_back({12500, 14000, 39000, 2});
+  CHECK(timeline_summary(gate_up, down3).find("1 x 1 SMs (last end median 12.0 us), 0 x 1 SMs\n") !=
+        std::string::npos);
   // gate_up: first wait return 1500, last end 13000; down: 14000 to 41000.
   CHECK(s.find("first PDL wait return to last end: gate_up 11.5 us, down 27.0 us") !=
         std::string::npos);

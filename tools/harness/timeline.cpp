@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <functional>
 #include <map>
 
 #include "moegemv/errors.hpp"
@@ -39,6 +40,28 @@ Range range(std::vector<double> v) {
 
 std::string show(const Range& r) {
   return fmt::format("{:.1f}-{:.1f} (median {:.1f}, p90 {:.1f})", r.lo, r.hi, r.median, r.p90);
+}
+
+// gate_up's CTAs per SM (under PDL they land where the previous kernel's CTAs have left, up to
+// the SM's capacity, so the counts can differ from the grid's even spread), as "N x S SMs" from
+// the most CTAs to none, each with its SMs' median last end (us from t0); SMs are counted over
+// both kernels' stamps.
+template <class Us>
+std::string per_sm_counts(const std::vector<CtaStamp>& gate_up, const std::vector<CtaStamp>& down,
+                          Us us) {
+  std::map<int, int> count;
+  std::map<int, double> last;
+  for (const auto& c : gate_up) ++count[c.sm], last[c.sm] = std::max(last[c.sm], us(c.end));
+  for (const auto& c : down) count.try_emplace(c.sm, 0);
+  std::map<int, std::vector<double>, std::greater<>> by_count;
+  for (const auto& [sm, n] : count) by_count[n].push_back(n ? last[sm] : 0.0);
+  std::string out = "  gate_up CTAs per SM:";
+  for (const auto& [n, ends] : by_count)
+    out += n ? fmt::format(" {} x {} SMs (last end median {:.1f} us),", n, ends.size(),
+                           range(ends).median)
+             : fmt::format(" 0 x {} SMs,", ends.size());
+  out.back() = '\n';
+  return out;
 }
 
 }  // namespace
@@ -106,7 +129,7 @@ std::string timeline_summary(const std::vector<CtaStamp>& gate_up,
   std::vector<double> second;
   for (const auto& c : down)
     if (c.waited) second.push_back((static_cast<double>(c.waited) - static_cast<double>(c.start)) * 1e-3);
-  return ranges(gate_up, "gate_up") + ranges(down, "down") +
+  return ranges(gate_up, "gate_up") + per_sm_counts(gate_up, down, us) + ranges(down, "down") +
          fmt::format("  down per CTA, second stamp - start: {} us\n", second.empty() ? "-" : show(range(second))) +
          fmt::format("  first PDL wait return to last end: gate_up {:.1f} us, down {:.1f} us\n",
                      span(gate_up), span(down)) +
