@@ -10,6 +10,11 @@
 #      SMs may get none. Timelines (with the new per-SM counts) on Qwen3-Next at M=1: n, L
 #      (dc_launch=2: the down's launch_dependents at its end, so gate_up's CTAs launch onto an
 #      idle GPU), m8 (gu_m1minb=8: v58's capacity); then n L L2 n2 on four presets at M=1.
+#   w  the classic gate_up's waves at M = 2..4: Qwen3-Next's M=2 grid is 1344 CTAs of 2 warps at
+#      10 CTAs/SM (93 registers): 1320 in the first wave, 24 in a second. a = gu_pipe=1,gu_minb=12
+#      (80 registers, no stack: 12 CTAs/SM, 1584) and b = gu_minb=11 (80 registers, 24 bytes of
+#      stack), mirrored n a b b2 a2 n2 on Qwen3-Next, Qwen3.5-35B, Qwen3-30B at M = 2, 3, 4; a
+#      timeline of Qwen3-Next at M=2 first (the per-SM counts).
 #   Any other letter goes to gpu_s35.sh.
 set -u
 dir=$(dirname "$0")
@@ -24,6 +29,11 @@ for letter in "${letters[@]}"; do
        grep -a "CTAs per SM" "$out/tl_all.log" | cut -c1-300
        step placement 150 abr "n: L:dc_launch=2 L2:dc_launch=2 n2:" \
          qwen3-next,qwen3.5-35b,deepseek-v3,llama4-maverick 1 " gate_up |pair" placement.txt ;;
+    w) TL_M=2 step waves_tl 40 timeline n "" qwen3-next
+       grep -a "CTAs per SM" "$out/tl_all.log" | cut -c1-300
+       a=gu_pipe=1,gu_minb=12 b=gu_minb=11
+       step waves 300 abr "n: a:$a b:$b b2:$b a2:$a n2:" qwen3-next,qwen3.5-35b,qwen3-30b 2,3,4 \
+         " gate_up |pair" waves.txt ;;
     *) LIMIT="$(left)" bash "$dir/gpu_s35.sh" "$letter" ;;
   esac
 done

@@ -30,14 +30,15 @@ gpu_tests() {
 }
 # abr VARIANTS MODELS MS ROWS FILE: tools/gpu_ab.sh's table of those variants, also in $out/FILE.
 abr() { VARIANTS="$1" MODELS=$2 MS=$3 ROWS="$4" OUT=$out tools/gpu_ab.sh | tee "$out/$5"; }
-# timeline NAME TUNE [MODEL]: M=1, the pairs' CTA stamps, appended to tl_all.log. TL_MODE=N: the
-# down's dc_timeline (default 1; 8..11 its wait sums, templates/timeline.cuh: their lines shown).
+# timeline NAME TUNE [MODEL]: M=1 (TL_M=N: M=N), the pairs' CTA stamps, appended to tl_all.log.
+# TL_MODE=N: the down's dc_timeline (default 1; 8..11 its wait sums, templates/timeline.cuh:
+# their lines shown).
 timeline() {
-  local shown="M=1 pair|wait return to last end"
+  local shown="M=${TL_M:-1} pair|wait return to last end"
   [ "${TL_MODE:-1}" -ge 8 ] && shown="M=1 pair|second stamp|  down [0-9]+ CTAs"
-  echo "-- timeline $1 ($2) ${3:-deepseek-v3} dc_timeline=${TL_MODE:-1}" | tee -a "$out/tl_all.log"
+  echo "-- timeline $1 ($2) ${3:-deepseek-v3} M=${TL_M:-1} dc_timeline=${TL_MODE:-1}" | tee -a "$out/tl_all.log"
   MOEGEMV_CACHE_DIR=/tmp/cache_tl_$1 MOEGEMV_TUNE="${2:+$2,}gu_timeline=1,dc_timeline=${TL_MODE:-1}" timeout 100 \
-    .gpubin/${TL_BIN:-moegemv} bench --timeline --timeline-replays 3 --model "${3:-deepseek-v3}" --m 1 \
+    .gpubin/${TL_BIN:-moegemv} bench --timeline --timeline-replays 3 --model "${3:-deepseek-v3}" --m "${TL_M:-1}" \
     --batches 3 2>&1 | tee -a "$out/tl_all.log" | grep -aE "$shown" | cut -c1-240
 }
 # ncu_kernel REGEX NAME TAG TUNE [MODEL]: ncu of the first kernel matching REGEX in a preset's
