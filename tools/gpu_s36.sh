@@ -15,6 +15,10 @@
 #      (80 registers, no stack: 12 CTAs/SM, 1584) and b = gu_minb=11 (80 registers, 24 bytes of
 #      stack), mirrored n a b b2 a2 n2 on Qwen3-Next, Qwen3.5-35B, Qwen3-30B at M = 2, 3, 4; a
 #      timeline of Qwen3-Next at M=2 first (the per-SM counts).
+#   c  after call 6 (the M=2 tail is real: 17 SMs end ~4.5 us late; a and b lose it back in
+#      their per-CTA cost): 11 CTAs/SM without stack through `gu_maxreg=88` (the M = 1 kernel
+#      gets it too: M=1 not run), mirrored n c c2 n2 at M = 2, 3, 4 on the same presets, and a
+#      timeline of Qwen3-Next at M=2 with it.
 #   Any other letter goes to gpu_s35.sh.
 set -u
 dir=$(dirname "$0")
@@ -34,6 +38,10 @@ for letter in "${letters[@]}"; do
        a=gu_pipe=1,gu_minb=12 b=gu_minb=11
        step waves 300 abr "n: a:$a b:$b b2:$b a2:$a n2:" qwen3-next,qwen3.5-35b,qwen3-30b 2,3,4 \
          " gate_up |pair" waves.txt ;;
+    c) TL_M=2 step cap11_tl 40 timeline c gu_maxreg=88 qwen3-next
+       grep -a "CTAs per SM" "$out/tl_all.log" | cut -c1-300
+       step cap11 200 abr "n: c:gu_maxreg=88 c2:gu_maxreg=88 n2:" qwen3-next,qwen3.5-35b,qwen3-30b \
+         2,3,4 " gate_up |pair" cap11.txt ;;
     *) LIMIT="$(left)" bash "$dir/gpu_s35.sh" "$letter" ;;
   esac
 done
