@@ -100,8 +100,12 @@ constexpr int kGateUpM1SplitPipe = 2;  // its steps in flight (3 spill with the 
 // pair with PDL at M=1 Qwen3-Next -2.7 / -2.5%, Qwen3.5-35B -1.8 / -2.0%, Qwen3-30B -2.9%;
 // Qwen2-MoE (1408 CTAs: two waves of 6) +1.1%, so not there. gate_up alone -0.4..+2.6%, M = 2
 // unchanged (the M = 1 kernel only). 7 CTAs/SM compiles to 8's 128 registers and measured as 8,
-// 5 to 6's 153 and as 6: the registers, not the residency. By the SASS, with them ptxas issues
-// the routed loop's next-step loads ~200 instructions earlier. The rule assumes 132 SMs (a key
+// 5 to 6's 153 and as 6: what counts is how many CTAs an SM can hold. Why (session 36, call 5's
+// timelines): under PDL the grid launches while the previous layer's down holds the SMs, and each
+// SM that frees takes CTAs up to that capacity; at 8 some SMs got 7-8 of the 704 and ~20-30 got
+// 2-4, at 6 they are near even. Alone (no PDL) the spread is even either way, and gate_up alone
+// did not change. More of a warp's 4 steps in flight was 8-24% slower (call 2), so the earlier
+// loads seen in the SASS are not the cause. The rule assumes 132 SMs (a key
 // carries no SM count): on a part with fewer (an H100 PCIe's 114: 684 slots of 6) Qwen3-Next's
 // 704 CTAs take a short second wave, as Qwen2-MoE's do here (+1.1%); not measured there.
 constexpr int kGateUpM1WaveSms = 132;
