@@ -19,6 +19,9 @@
 #      their per-CTA cost): 11 CTAs/SM without stack through `gu_maxreg=88` (the M = 1 kernel
 #      gets it too: M=1 not run), mirrored n c c2 n2 at M = 2, 3, 4 on the same presets, and a
 #      timeline of Qwen3-Next at M=2 with it.
+#   k  where Qwen3-Next's down spends its ~3.6-4.6 us after its wait at M=1 on v59: the mark
+#      points dc_timeline=2..7 (templates/timeline.cuh), one stamped bench each; then the
+#      placement timelines (per-SM counts) of DeepSeek-V3, GLM-4.5 and Llama-4 at M=1.
 #   Any other letter goes to gpu_s35.sh.
 set -u
 dir=$(dirname "$0")
@@ -42,6 +45,16 @@ for letter in "${letters[@]}"; do
        grep -a "CTAs per SM" "$out/tl_all.log" | cut -c1-300
        step cap11 200 abr "n: c:gu_maxreg=88 c2:gu_maxreg=88 n2:" qwen3-next,qwen3.5-35b,qwen3-30b \
          2,3,4 " gate_up |pair" cap11.txt ;;
+    k) for mark in 2 3 5 4 6 7; do
+         TL_MODE=$mark step "mark$mark" 20 timeline "k$mark" "" qwen3-next
+       done
+       grep -aE "^-- timeline|  down [0-9]+ CTAs|second stamp" "$out/tl_all.log" | cut -c1-250
+       n0=$(wc -l < "$out/tl_all.log")
+       for model in deepseek-v3 glm-4.5 llama4-maverick; do
+         step "tl_$model" 30 timeline "p_$model" "" "$model"
+       done
+       tail -n +$((n0 + 1)) "$out/tl_all.log" | grep -aE "^-- timeline|M=1 pair|CTAs per SM|first start" \
+         | cut -c1-300 ;;
     *) LIMIT="$(left)" bash "$dir/gpu_s35.sh" "$letter" ;;
   esac
 done
