@@ -20,7 +20,7 @@
 #      gets it too: M=1 not run), mirrored n c c2 n2 at M = 2, 3, 4 on the same presets, and a
 #      timeline of Qwen3-Next at M=2 with it.
 #   k  where Qwen3-Next's down spends its ~3.6-4.6 us after its wait at M=1 on v59: the mark
-#      points dc_timeline=2..7 (templates/timeline.cuh), one stamped bench each; then the
+#      points dc_timeline=1..7 (1 the wait itself; templates/timeline.cuh), one stamped bench each; then the
 #      placement timelines (per-SM counts) of DeepSeek-V3, GLM-4.5 and Llama-4 at M=1.
 #   Any other letter goes to gpu_s35.sh.
 set -u
@@ -45,7 +45,7 @@ for letter in "${letters[@]}"; do
        grep -a "CTAs per SM" "$out/tl_all.log" | cut -c1-300
        step cap11 200 abr "n: c:gu_maxreg=88 c2:gu_maxreg=88 n2:" qwen3-next,qwen3.5-35b,qwen3-30b \
          2,3,4 " gate_up |pair" cap11.txt ;;
-    k) for mark in 2 3 5 4 6 7; do
+    k) for mark in 1 2 3 5 4 6 7; do
          TL_MODE=$mark step "mark$mark" 20 timeline "k$mark" "" qwen3-next
        done
        grep -aE "^-- timeline|  down [0-9]+ CTAs|second stamp" "$out/tl_all.log" | cut -c1-250
