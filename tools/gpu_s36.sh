@@ -22,6 +22,9 @@
 #   k  where Qwen3-Next's down spends its ~3.6-4.6 us after its wait at M=1 on v59: the mark
 #      points dc_timeline=1..7 (1 the wait itself; templates/timeline.cuh), one stamped bench each; then the
 #      placement timelines (per-SM counts) of DeepSeek-V3, GLM-4.5 and Llama-4 at M=1.
+#   r  the read-only bounds on this card: `bench --patterns` (a streaming read and the tile
+#      pattern of 6.5, 13, 74, 149, 512 MB per launch, 20 launches back to back, and the rest of
+#      the diagnostic); session 5's H200 numbers put Qwen3-Next's two kernels' bytes at >= 10.3 us.
 #   Any other letter goes to gpu_s35.sh.
 set -u
 dir=$(dirname "$0")
@@ -55,6 +58,8 @@ for letter in "${letters[@]}"; do
        done
        tail -n +$((n0 + 1)) "$out/tl_all.log" | grep -aE "^-- timeline|M=1 pair|CTAs per SM|first start" \
          | cut -c1-300 ;;
+    r) step patterns 150 eval 'timeout 150 .gpubin/moegemv bench --patterns > "$out/patterns.log" 2>&1
+         echo "patterns rc=$?"; grep -aE "ceiling|MB per launch" "$out/patterns.log"' ;;
     *) LIMIT="$(left)" bash "$dir/gpu_s35.sh" "$letter" ;;
   esac
 done
