@@ -25,6 +25,12 @@
 #   r  the read-only bounds on this card: `bench --patterns` (a streaming read and the tile
 #      pattern of 6.5, 13, 74, 149, 512 MB per launch, 20 launches back to back, and the rest of
 #      the diagnostic); session 5's H200 numbers put Qwen3-Next's two kernels' bytes at >= 10.3 us.
+#   o  the down beside gate_up at M=1, by fewer gate_up CTAs: the two-tile kernel from M=1 (T:
+#      gu_split=1,gu_group=8,gu_tiles=2,gu_tmin=1,gu_minb=3: 384 CTAs of 2 warps, 154 registers,
+#      ~3 per SM), the down at 64 registers (D: dc_maxreg=64, so its 13 warps fit the register
+#      file's quarters beside 6 gate_up warps), both kernels asking the same carveout (C:
+#      gu_carve=70,dc_carve=70: >= 144 KB, so no SM has to drain to change it). Timeline of TDC
+#      on Qwen3-Next, then n T TD TDC TDC2 n2 at M=1 on Qwen3-Next and Qwen3.5-35B.
 #   Any other letter goes to gpu_s35.sh.
 set -u
 dir=$(dirname "$0")
@@ -60,6 +66,12 @@ for letter in "${letters[@]}"; do
          | cut -c1-300 ;;
     r) step patterns 150 eval 'timeout 150 .gpubin/moegemv bench --patterns > "$out/patterns.log" 2>&1
          echo "patterns rc=$?"; grep -aE "ceiling|MB per launch" "$out/patterns.log"' ;;
+    o) t=gu_split=1,gu_group=8,gu_tiles=2,gu_tmin=1,gu_minb=3 td=$t,dc_maxreg=64
+       tdc=$td,gu_carve=70,dc_carve=70
+       step overlap_tl 40 timeline tdc "$tdc" qwen3-next
+       grep -aE "CTAs per SM|first start" "$out/tl_all.log" | cut -c1-300
+       step overlap 200 abr "n: T:$t TD:$td TDC:$tdc TDC2:$tdc n2:" qwen3-next,qwen3.5-35b 1 \
+         " gate_up | down |pair" overlap.txt ;;
     *) LIMIT="$(left)" bash "$dir/gpu_s35.sh" "$letter" ;;
   esac
 done
