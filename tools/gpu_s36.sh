@@ -20,8 +20,9 @@
 #      gets it too: M=1 not run), mirrored n c c2 n2 at M = 2, 3, 4 on the same presets, and a
 #      timeline of Qwen3-Next at M=2 with it.
 #   k  where Qwen3-Next's down spends its ~3.6-4.6 us after its wait at M=1 on v59: the mark
-#      points dc_timeline=1..7 (1 the wait itself; templates/timeline.cuh), one stamped bench each; then the
-#      placement timelines (per-SM counts) of DeepSeek-V3, GLM-4.5 and Llama-4 at M=1.
+#      points dc_timeline=1..7 (1 the wait itself; templates/timeline.cuh), one stamped bench
+#      each; then the placement timelines (per-SM counts) of DeepSeek-V3, GLM-4.5 and Llama-4
+#      at M=1.
 #   r  the read-only bounds on this card: `bench --patterns` (a streaming read and the tile
 #      pattern of 6.5, 13, 74, 149, 512 MB per launch, 20 launches back to back, and the rest of
 #      the diagnostic); session 5's H200 numbers put Qwen3-Next's two kernels' bytes at >= 10.3 us.
@@ -62,9 +63,10 @@ for letter in "${letters[@]}"; do
        for model in deepseek-v3 glm-4.5 llama4-maverick; do
          step "tl_$model" 30 timeline "p_$model" "" "$model"
        done
-       tail -n +$((n0 + 1)) "$out/tl_all.log" | grep -aE "^-- timeline|M=1 pair|CTAs per SM|first start" \
-         | cut -c1-300 ;;
-    r) step patterns 150 eval 'timeout 150 .gpubin/moegemv bench --patterns > "$out/patterns.log" 2>&1
+       tail -n +$((n0 + 1)) "$out/tl_all.log" \
+         | grep -aE "^-- timeline|M=1 pair|CTAs per SM|first start" | cut -c1-300 ;;
+    r) step patterns 150 eval 'timeout 150 .gpubin/moegemv bench --patterns \
+         > "$out/patterns.log" 2>&1
          echo "patterns rc=$?"; grep -aE "ceiling|MB per launch" "$out/patterns.log"' ;;
     o) t=gu_split=1,gu_group=8,gu_tiles=2,gu_tmin=1,gu_minb=3 td=$t,dc_maxreg=64
        tdc=$td,gu_carve=70,dc_carve=70

@@ -35,11 +35,12 @@ abr() { VARIANTS="$1" MODELS=$2 MS=$3 ROWS="$4" OUT=$out tools/gpu_ab.sh | tee "
 # their lines shown).
 timeline() {
   local shown="M=${TL_M:-1} pair|wait return to last end"
-  [ "${TL_MODE:-1}" -ge 8 ] && shown="M=1 pair|second stamp|  down [0-9]+ CTAs"
-  echo "-- timeline $1 ($2) ${3:-deepseek-v3} M=${TL_M:-1} dc_timeline=${TL_MODE:-1}" | tee -a "$out/tl_all.log"
+  [ "${TL_MODE:-1}" -ge 8 ] && shown="M=${TL_M:-1} pair|second stamp|  down [0-9]+ CTAs"
+  echo "-- timeline $1 ($2) ${3:-deepseek-v3} M=${TL_M:-1} dc_timeline=${TL_MODE:-1}" \
+    | tee -a "$out/tl_all.log"
   MOEGEMV_CACHE_DIR=/tmp/cache_tl_$1 MOEGEMV_TUNE="${2:+$2,}gu_timeline=1,dc_timeline=${TL_MODE:-1}" timeout 100 \
-    .gpubin/${TL_BIN:-moegemv} bench --timeline --timeline-replays 3 --model "${3:-deepseek-v3}" --m "${TL_M:-1}" \
-    --batches 3 2>&1 | tee -a "$out/tl_all.log" | grep -aE "$shown" | cut -c1-240
+    .gpubin/${TL_BIN:-moegemv} bench --timeline --timeline-replays 3 --model "${3:-deepseek-v3}" \
+    --m "${TL_M:-1}" --batches 3 2>&1 | tee -a "$out/tl_all.log" | grep -aE "$shown" | cut -c1-240
 }
 # ncu_kernel REGEX NAME TAG TUNE [MODEL]: ncu of the first kernel matching REGEX in a preset's
 # bench at M=1 (default Llama-4; one layer; ncu flushes the caches): duration, issue, the stall

@@ -129,7 +129,8 @@ std::string timeline_summary(const std::vector<CtaStamp>& gate_up,
   std::vector<double> second;
   for (const auto& c : down)
     if (c.waited) second.push_back((static_cast<double>(c.waited) - static_cast<double>(c.start)) * 1e-3);
-  return ranges(gate_up, "gate_up") + per_sm_counts(gate_up, down, us) + ranges(down, "down") +
+  return ranges(gate_up, "gate_up") + per_sm_counts(gate_up, down, us) +
+         ranges(down, "down") +
          fmt::format("  down per CTA, second stamp - start: {} us\n", second.empty() ? "-" : show(range(second))) +
          fmt::format("  first PDL wait return to last end: gate_up {:.1f} us, down {:.1f} us\n",
                      span(gate_up), span(down)) +
