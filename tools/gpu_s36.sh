@@ -32,6 +32,10 @@
 #      file's quarters beside 6 gate_up warps), both kernels asking the same carveout (C:
 #      gu_carve=70,dc_carve=70: >= 144 KB, so no SM has to drain to change it). Timeline of TDC
 #      on Qwen3-Next, then n T TD TDC TDC2 n2 at M=1 on Qwen3-Next and Qwen3.5-35B.
+#   x  after call 13 (at M=1 the split kernel's time follows its resident warps): 4-warp CTAs in
+#      the M = 1 kernel (21 warps per SM at the same 704 CTAs; 6 CTAs/SM need <= 85 registers):
+#      W = gu_warps=4,gu_m1minb=6,gu_m1pipe=1 (80 registers, 24 bytes of stack), W2 at 2 steps
+#      (120 bytes), mirrored n W W2 W22 W12 n2 at M=1 on Qwen3-Next and Qwen3.5-35B.
 #   Any other letter goes to gpu_s35.sh.
 set -u
 dir=$(dirname "$0")
@@ -74,6 +78,9 @@ for letter in "${letters[@]}"; do
        grep -aE "CTAs per SM|first start" "$out/tl_all.log" | cut -c1-300
        step overlap 200 abr "n: T:$t TD:$td TDC:$tdc TDC2:$tdc n2:" qwen3-next,qwen3.5-35b 1 \
          " gate_up | down |pair" overlap.txt ;;
+    x) w=gu_warps=4,gu_m1minb=6,gu_m1pipe=1 w2=gu_warps=4,gu_m1minb=6
+       step warps4 150 abr "n: W:$w W2:$w2 W22:$w2 W12:$w n2:" qwen3-next,qwen3.5-35b 1 \
+         " gate_up |pair" warps4.txt ;;
     *) LIMIT="$(left)" bash "$dir/gpu_s35.sh" "$letter" ;;
   esac
 done
