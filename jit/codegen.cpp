@@ -63,6 +63,7 @@ std::string kernel_name(const Key& key) {
 std::string single_token_kernel_name(const Key& key) { return kernel_name(key) + "_m1"; }
 
 bool has_single_token_kernel(const KernelConfig& c) { return !c.stream && c.m1_pipe > 0; }
+int single_token_warps(const KernelConfig& c) { return c.m1_warps ? c.m1_warps : c.warps; }
 
 std::string many_token_kernel_name(const Key& key) { return kernel_name(key) + "_tiles2"; }
 
@@ -170,6 +171,8 @@ KernelConfig kernel_config(const Key& key, const std::string& tune) {
       c.m1_minb = value, m1_asked.minb = true;
     else if (field == "m1split" && gu && value <= 1)
       c.m1_split = value, m1_asked.split = true;
+    else if (field == "m1warps" && gu && value >= 1 && value <= 8)
+      c.m1_warps = value, m1_asked.warps = true;
     else if (field == "decode" && value <= kDecodeFormMax) c.decode = value, decode_set = true;
     else if (field == "bindex" && value <= 1) c.bindex = value;
     else if (field == "gcount" && !gu && value <= 1) c.gcount = value;
@@ -186,7 +189,7 @@ KernelConfig kernel_config(const Key& key, const std::string& tune) {
           "gu_stage 0|1, gu_order 0|1, gu_group 0|2..1024, gu_tiles 1|2, gu_tmin 1..256, "
           "dc_group 0|2..16, dc_rings 1..14, dc_sahead 1|2, dc_runs 1|2, dc_lanes 0..3, "
           "dc_early 0|1, dc_spre 0..3, dc_launch 0..2, dc_wstage 0..2, gu_m1pipe 0..8, "
-          "gu_m1minb 1..16, gu_m1split 0|1, maxreg 0|24..255, decode 0..3, bindex 0|1, "
+          "gu_m1minb 1..16, gu_m1split 0|1, gu_m1warps 1..8, maxreg 0|24..255, decode 0..3, bindex 0|1, "
           "dc_gcount 0|1, gu_shx 0..2, safter 0|1, "
           "carve 0..100 (preferred % shared), gu_spair 0|1, "
           "timeline 0|1 (dc_ 0..7: mark points, 8..11: waits; diagnostic), "
@@ -253,7 +256,7 @@ KernelConfig kernel_config(const Key& key, const std::string& tune) {
   if (gu && !minb_set) c.min_blocks = gate_up_min_blocks(c.split != 0, c.warps);
   // The M = 1 kernel: off with gu_m1pipe=0; asked for where the shape has none by default, with
   // the general kernel's CTAs/SM unless gu_m1minb says otherwise.
-  if (c.m1_pipe == 0) c.m1_minb = 0;
+  if (c.m1_pipe == 0) c.m1_minb = 0, c.m1_warps = 0;
   else if (c.m1_minb == 0) c.m1_minb = c.min_blocks;
   if (c.ring && c.direct_b)
     throw ArgumentError("MOEGEMV_TUNE", "ring=1|2 with direct=0 (the ring reads B from shared memory)",
@@ -334,21 +337,23 @@ std::string generate_source(const Key& key, const std::string& arch, const std::
   };
   // split: the kernel's tile (the config's, or the M = 1 kernel's with gu_m1split). gate_up's
   // shx holds in every kernel, but with gu_m1split only in the split one.
-  auto kernel = [&](const std::string& name, int pipe, int min_blocks, int tiles, bool split) {
+  auto kernel = [&](const std::string& name, int pipe, int min_blocks, int tiles, bool split,
+                    int warps) {
     values["name"] = name;
+    values["warps"] = std::to_string(warps);
     values["split"] = split ? "true" : "false";
     values["shx"] = gate_up ? fmt::format(", {}", c.m1_split && !split ? 0 : c.shx) : "";
     values["pipe"] = std::to_string(pipe);
-    values["bounds"] = bounds(c, 32 * c.warps, min_blocks);
+    values["bounds"] = bounds(c, 32 * warps, min_blocks);
     values["tiles"] = tiles > 1 ? fmt::format(", {}", tiles) : "";
     return render(kClassicKernel, values);
   };
-  std::string kernels = kernel(kernel_name(key), c.pipe, c.min_blocks, 1, c.split != 0);
+  std::string kernels = kernel(kernel_name(key), c.pipe, c.min_blocks, 1, c.split != 0, c.warps);
   if (has_single_token_kernel(c))
-    kernels +=
-        kernel(single_token_kernel_name(key), c.m1_pipe, c.m1_minb, 1, c.split || c.m1_split);
+    kernels += kernel(single_token_kernel_name(key), c.m1_pipe, c.m1_minb, 1,
+                      c.split || c.m1_split, single_token_warps(c));
   if (has_many_token_kernel(c))
-    kernels += kernel(many_token_kernel_name(key), c.pipe, c.min_blocks, 2, c.split != 0);
+    kernels += kernel(many_token_kernel_name(key), c.pipe, c.min_blocks, 2, c.split != 0, c.warps);
   return render(kInstantiation, {{"key", key.str()},
                                  {"arch", arch},
                                  {"templates_hash", templates_hash()},

@@ -18,6 +18,8 @@ std::string kernel_name(const Key& key);
 /// The module's second kernel for M = 1 where the config has one: "<kernel_name>_m1".
 std::string single_token_kernel_name(const Key& key);
 bool has_single_token_kernel(const KernelConfig& config);
+/// The M = 1 kernel's warps per CTA (gu_m1warps; v60: 4 where jit/codegen_m1.cpp says so).
+int single_token_warps(const KernelConfig& config);
 // gate_up's second kernel for M >= config.group: two 8-feature tiles per routed CTA (session 13).
 std::string many_token_kernel_name(const Key& key);
 bool has_many_token_kernel(const KernelConfig& config);
@@ -47,7 +49,7 @@ void settle_gate_up_safter(const Key& key, KernelConfig& config);
 /// split tile settled (its fields filled in, or off where the config cannot take it: an
 /// ArgumentError naming MOEGEMV_TUNE if it was asked for).
 struct M1Asked {
-  bool split = false, shx = false, pipe = false, minb = false;
+  bool split = false, shx = false, pipe = false, minb = false, warps = false;
 };
 void settle_m1_split(const Key& key, KernelConfig& config, const M1Asked& asked,
                      const std::string& tune);

@@ -14,7 +14,7 @@ namespace moegemv::jit {
 // no gu_safter (its split form spills at K = 1) and H % 256 == 0 (the split's 128-element
 // halves). Asked for without them it is an error naming it; by default it gives way, leaving the
 // config's classic M = 1 kernel as before v57. Knobs asked for alongside it (gu_shx, gu_m1pipe,
-// gu_m1minb) win.
+// gu_m1minb, gu_m1warps) win. v60: 4-warp CTAs at 1 step where defaults.h says so.
 void settle_m1_split(const Key& key, KernelConfig& c, const M1Asked& asked,
                      const std::string& tune) {
   if (!c.m1_split) return;
@@ -33,10 +33,15 @@ void settle_m1_split(const Key& key, KernelConfig& c, const M1Asked& asked,
     return;
   }
   if (!asked.shx) c.shx = 2;
-  if (!asked.pipe) c.m1_pipe = kGateUpM1SplitPipe;
   // The M = 1 grid as the launch counts it (one tile per CTA).
   const int m1_ctas = gate_up_routed_ctas(1, key.k, key.i) + gate_up_shared_ctas(1, key.si);
-  if (!asked.minb) c.m1_minb = gate_up_m1_split_min_blocks(key.h, m1_ctas, c.warps);
+  if (!asked.warps) c.m1_warps = gate_up_m1_split_warps(key.h, m1_ctas, c.warps);
+  const int warps = c.m1_warps ? c.m1_warps : c.warps;
+  if (key.h % (256 * warps) != 0)  // each warp whole 256-element steps of the split rows
+    throw ArgumentError("MOEGEMV_TUNE", "gu_m1warps=N with H % (256 * N) == 0 (the split M = 1 kernel)",
+                        fmt::format("{} for {}", tune, key.str()));
+  if (!asked.pipe) c.m1_pipe = gate_up_m1_split_pipe(key.h, m1_ctas, warps);
+  if (!asked.minb) c.m1_minb = gate_up_m1_split_min_blocks(key.h, m1_ctas, warps);
 }
 
 }  // namespace moegemv::jit

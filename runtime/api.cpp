@@ -37,10 +37,11 @@ void gate_up(const GateUpArgs& args, CUstream stream, const LaunchOptions& optio
                        ? std::min(gate_up_stream_units(m, k.k, k.i, k.si, kernel->x_slots),
                                   kernel->persistent_ctas)
                        : gate_up_routed_ctas(m, k.k, k.i, many ? 2 : 1) + gate_up_shared_ctas(m, k.si);
-  const CUfunction f = many ? kernel->many_token
-                       : m == 1 && kernel->single_token ? kernel->single_token
-                                                        : kernel->function;
-  driver::launch(f, config(*kernel, ctas, options.pdl), stream, &launch.params);
+  const bool single = !many && m == 1 && kernel->single_token;
+  const CUfunction f = many ? kernel->many_token : single ? kernel->single_token : kernel->function;
+  driver::LaunchConfig c = config(*kernel, ctas, options.pdl);
+  if (single) c.block[0] = static_cast<unsigned>(32 * kernel->single_token_warps);
+  driver::launch(f, c, stream, &launch.params);
 }
 
 void down_combine(const DownCombineArgs& args, CUstream stream, const LaunchOptions& options) {

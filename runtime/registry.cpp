@@ -107,7 +107,10 @@ KernelPtr load(const Key& key, const std::string& arch) {
         return f;
       };
       kernel->function = function(jit::kernel_name(key));
-      if (jit::has_single_token_kernel(config)) kernel->single_token = function(jit::single_token_kernel_name(key));
+      if (jit::has_single_token_kernel(config)) {
+        kernel->single_token = function(jit::single_token_kernel_name(key));
+        kernel->single_token_warps = jit::single_token_warps(config);
+      }
       kernel->tile_rows = config.stream ? 8 : down_tile_rows(key.i, key.si, config.split != 0);
       if (jit::has_many_token_kernel(config)) {
         kernel->many_token = function(jit::many_token_kernel_name(key));

@@ -34,6 +34,7 @@ struct LoadedKernel {
   int group_warps = 0;
   int group_smem_bytes = 0;
   int group_ctas = 0;
+  int single_token_warps = 0;  ///< the M = 1 kernel's warps per CTA (gu_m1warps; v60)
 };
 
 /// The process-wide cubin store (created from Options::global() on first use).

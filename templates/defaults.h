@@ -116,6 +116,28 @@ MOEGEMV_HD constexpr int gate_up_m1_split_min_blocks(int h, int ctas, int warps)
              ? kGateUpM1OneWaveMinBlocks
              : gate_up_min_blocks(true, warps);
 }
+// v60 (session 36, an H100): where that one wave holds, 4-warp CTAs (each warp 2 of a tile's 8
+// steps at H = 2048), so twice the resident warps at the same 704 CTAs, at 1 step in flight: 6
+// CTAs of 4 warps need <= 85 registers (6 warps in each quarter of the register file), and
+// ptxas gives 80 with 24 bytes of stack at 1 step (120 at 2). Call 13 had shown this kernel's M=1
+// time following its resident warps (half of them: +25%), call 3 not its steps in flight (1 as
+// 2). Call 16 (MOEGEMV_TUNE=gu_warps=4,gu_m1minb=6,gu_m1pipe=1, mirrored n W W2 W2 W n): gate_up
+// alone -4.5% (Qwen3-Next) / -8.4% (Qwen3.5-35B), the pair with PDL -2.6% / -5.8%; at 2 steps
+// +48% / +37%.
+constexpr int kGateUpM1WideWarps = 4;
+constexpr int kGateUpM1WidePipe = 1;
+MOEGEMV_HD constexpr int gate_up_m1_split_warps(int h, int ctas, int warps) {
+  return h <= 2048 && h % (256 * kGateUpM1WideWarps) == 0 &&
+                 ctas <= kGateUpM1OneWaveMinBlocks * kGateUpM1WaveSms
+             ? kGateUpM1WideWarps
+             : warps;
+}
+// Its steps in flight: 1 where that rule's 4 warps are taken, else kGateUpM1SplitPipe.
+MOEGEMV_HD constexpr int gate_up_m1_split_pipe(int h, int ctas, int warps) {
+  return warps == kGateUpM1WideWarps && gate_up_m1_split_warps(h, ctas, 0) == kGateUpM1WideWarps
+             ? kGateUpM1WidePipe
+             : kGateUpM1SplitPipe;
+}
 MOEGEMV_HD constexpr KernelConfig default_gate_up_config(int h, int k) {
   KernelConfig c{};  // fields not named here are 0
   c.decode = kDecodeDefault;

@@ -187,6 +187,7 @@ struct KernelConfig {
   int m1_minb;     // ... and this many CTAs/SM for its __launch_bounds__
   int m1_split;    // 1: that kernel on the split tile, the shared expert's too (shx in that
                    // kernel only; jit/codegen_m1.cpp sets its shx, steps and CTAs/SM)
+  int m1_warps;    // ... and its warps per CTA (0: warps; gu_m1warps, v60)
   int decode;      // bits of MOEGEMV_DECODE: decode steps moved to the FMA pipe; 0: none
   int bindex;      // 1: B group indices as int (MOEGEMV_B_INDEX); 0: unsigned
   int gcount;      // grouped down: 1 = units walked by counting (MOEGEMV_DC_GCOUNT); 0: divided

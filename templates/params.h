@@ -112,7 +112,9 @@ MOEGEMV_HD constexpr int gate_up_partials_bytes(int warps) { return warps * kTil
 // gu_safter=1 (split_after.cuh): a row of zeros as long as x, after the partial sums.
 MOEGEMV_HD constexpr int gate_up_safter_zero_bytes(int h) { return h * 2; }
 MOEGEMV_HD constexpr int gate_up_smem_bytes(int h, KernelConfig c) {
-  return (c.direct_b ? 0 : h * 2) + gate_up_partials_bytes(c.warps) + ring_bytes(c) +
+  // The partial sums of the module's widest kernel (the M = 1 kernel may have more warps).
+  const int warps = c.m1_warps > c.warps ? c.m1_warps : c.warps;
+  return (c.direct_b ? 0 : h * 2) + gate_up_partials_bytes(warps) + ring_bytes(c) +
          (c.safter ? gate_up_safter_zero_bytes(h) : 0);
 }
 

@@ -53,31 +53,44 @@ TEST_CASE(
   }
 }
 
-TEST_CASE("gu_m1split: on by default where H <= 2048 (v58), at 6 CTAs/SM in one wave (v59)",
+TEST_CASE("gu_m1split: on by default where H <= 2048 (v58), in one wave of 6 CTAs/SM of 4 "
+          "warps at 1 step (v59, v60)",
           "[codegen]") {
-  // Qwen3-Next, Qwen3.5-35B, Qwen2-MoE, Qwen3-30B (no shared expert): 2-warp CTAs, the M = 1
-  // kernel at 2 steps with shx 2, at 6 CTAs/SM where its grid of (K * I + SI) / 8 CTAs is one
-  // wave of 6 on 132 SMs (v59: 704, 576, 768 CTAs) and 8 where it is not (Qwen2-MoE's 1408); the
-  // general kernel as before (2 steps, 10).
-  for (const auto& [key, m1_minb] :
-       {std::pair{Key{Kind::kGateUp, 2048, 512, 512, 10}, 6},
-        std::pair{Key{Kind::kGateUp, 2048, 512, 512, 8}, 6},
-        std::pair{Key{Kind::kGateUp, 2048, 1408, 5632, 4}, 8},
-        std::pair{Key{Kind::kGateUp, 2048, 768, 0, 8}, 6}}) {
+  // Qwen3-Next, Qwen3.5-35B, Qwen2-MoE, Qwen3-30B (no shared expert): 2-warp CTAs in the general
+  // kernel (2 steps, 10 CTAs/SM); the M = 1 kernel with shx 2, where its grid of (K * I + SI) / 8
+  // CTAs is one wave of 6 on 132 SMs (704, 576, 768 CTAs) at 6 CTAs/SM (v59) of 4 warps at 1
+  // step (v60), and where it is not (Qwen2-MoE's 1408) 2 warps, 2 steps, 8 CTAs/SM.
+  struct M1 {
+    Key key;
+    int minb, warps, pipe;
+  };
+  for (const auto& [key, m1_minb, m1_warps, m1_pipe] :
+       {M1{Key{Kind::kGateUp, 2048, 512, 512, 10}, 6, 4, 1},
+        M1{Key{Kind::kGateUp, 2048, 512, 512, 8}, 6, 4, 1},
+        M1{Key{Kind::kGateUp, 2048, 1408, 5632, 4}, 8, 2, 2},
+        M1{Key{Kind::kGateUp, 2048, 768, 0, 8}, 6, 4, 1}}) {
     INFO(key.str());
     const KernelConfig c = jit::kernel_config(key, "");
-    CHECK((c.split == 0 && c.m1_split == 1 && c.shx == 2 && c.m1_pipe == 2));
-    CHECK(c.m1_minb == m1_minb);
+    CHECK((c.split == 0 && c.m1_split == 1 && c.shx == 2 && c.warps == 2));
+    CHECK((c.m1_minb == m1_minb && jit::single_token_warps(c) == m1_warps && c.m1_pipe == m1_pipe));
     CHECK(jit::kernel_config(key, "gu_m1minb=8").m1_minb == 8);  // asked for: it wins
+    // Shared memory for the wider of the two kernels' partial sums.
+    CHECK(jit::smem_bytes(key) == key.h * 2 + gate_up_partials_bytes(m1_warps));
     const std::string src = jit::generate_source(key, "sm_90", "");
-    CHECK(has(src, fmt::format("__launch_bounds__(64, {})", m1_minb)));
+    CHECK(has(src, fmt::format("__launch_bounds__({}, {})", 32 * m1_warps, m1_minb)));
     CHECK(has(src, "__launch_bounds__(64, 10)"));  // the general kernel
-    const std::string head = fmt::format("moegemv::gate_up<{}, {}, {}, {}, 2, ", key.h, key.i,
+    const std::string head = fmt::format("moegemv::gate_up<{}, {}, {}, {}, ", key.h, key.i,
                                          key.si, key.k);
-    CHECK(has(src, head + "2, false, false, 0, true, 2>(p);"));   // the M = 1 kernel
-    CHECK(has(src, head + "2, false, false, 0, false, 0>(p);"));  // the general one
+    CHECK(has(src, head + fmt::format("{}, {}, false, false, 0, true, 2>(p);", m1_warps,
+                                      m1_pipe)));                     // the M = 1 kernel
+    CHECK(has(src, head + "2, 2, false, false, 0, false, 0>(p);"));  // the general one
+    // gu_m1warps=2 gives back v59's M = 1 kernel (2 steps), the general one unchanged.
+    const std::string v59 = jit::generate_source(key, "sm_90", "gu_m1warps=2");
+    CHECK(has(v59, fmt::format("__launch_bounds__(64, {})", m1_minb)));
+    CHECK(has(v59, head + "2, 2, false, false, 0, true, 2>(p);"));
+    CHECK(jit::kernel_config(key, "gu_m1warps=4,gu_m1pipe=2").m1_pipe == 2);  // asked: it wins
     const std::string off = jit::generate_source(key, "sm_90", "gu_m1split=0");
-    CHECK(has(off, head + "3, false, false, 0, false, 0>(p);"));  // v57's M = 1 kernel
+    CHECK(has(off, head + "2, 3, false, false, 0, false, 0>(p);"));  // v57's M = 1 kernel
     CHECK_FALSE(has(off, "true, 2>(p);"));
   }
   // H <= 2048 but H % 256 != 0: it gives way by default (the split needs 128-element halves).
@@ -122,6 +135,16 @@ TEST_CASE("gu_m1split: off, given way, asked for, and its errors", "[codegen]") 
     CHECK_THROWS_WITH(jit::kernel_config(kLlama, tune), Catch::Contains("gu_m1split=1"));
   }
   CHECK_THROWS_WITH(jit::kernel_config(kDeepSeek, "gu_m1split=1"), Catch::Contains("gu_split=0"));
+  // gu_m1warps: each warp whole 256-element steps of the split rows (H % (256 * N) == 0).
+  CHECK_THROWS_WITH(jit::kernel_config(Key{Kind::kGateUp, 2048, 512, 512, 10}, "gu_m1warps=3"),
+                    Catch::Contains("gu_m1warps"));
+  CHECK(jit::single_token_warps(jit::kernel_config(kLlama, "gu_m1warps=2")) == 2);
+  CHECK(has(jit::generate_source(kLlama, "sm_90", "gu_m1warps=2"),
+            "moegemv::gate_up<5120, 8192, 8192, 1, 2, 2, false, false, 0, true, 2>(p);"));
+  // No M = 1 kernel (gu_m1pipe=0): nothing for gu_m1warps to set.
+  CHECK(jit::kernel_config(kLlama, "gu_m1pipe=0,gu_m1warps=2").m1_warps == 0);
+  CHECK_FALSE(has(jit::generate_source(kLlama, "sm_90", "gu_m1pipe=0,gu_m1warps=2"), "_m1("));
+  CHECK_THROWS_WITH(jit::kernel_config(kLlama, "gu_m1warps=9"), Catch::Contains("gu_m1warps=9"));
   CHECK_THROWS_WITH(jit::kernel_config(kLlama, "gu_m1split=2"), Catch::Contains("gu_m1split=2"));
   CHECK_THROWS_WITH(
       jit::kernel_config(Key{Kind::kDownCombine, 5120, 8192, 8192, 1}, "dc_m1split=1"),

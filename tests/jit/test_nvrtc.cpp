@@ -32,14 +32,42 @@ int spill_bytes(const std::string& log) {
 }
 bool spills(const std::string& log) { return spill_bytes(log) != 0; }
 
-// key's module with `tune`: its source has `define`, and it compiles without spills.
+// The spill store bytes of one kernel: the first "bytes spill stores" after its "Function
+// properties for NAME" line; -1 where the log has no such kernel.
+int kernel_spill_bytes(const std::string& log, const std::string& name) {
+  const auto at = log.find("Function properties for " + name + "\n");
+  if (at == std::string::npos) return -1;
+  static const std::string kTag = " bytes spill stores";
+  const auto tag = log.find(kTag, at);
+  const auto start = log.find_last_of(" \t", tag - 1) + 1;
+  return std::stoi(log.substr(start, tag - start));
+}
+
+// Known (session 36, v60): the 4-warp M = 1 kernel of the H <= 2048 shapes whose M = 1 grid is
+// one wave has 80 registers on sm_90 (6 CTAs of 4 warps: 6 warps in each register-file quarter)
+// and spills 20 bytes, stored once before its loop and loaded before the loop and in its epilogue
+// (SASS); with them it measured faster than v59's 153-register kernel (docs/PERF.md, session 36
+// call 16). Every other kernel of the module, and that one on sm_100a: no spill.
+void check_spills(const std::string& log, const Key& key, const std::string& tune,
+                  const std::string& arch) {
+  const KernelConfig c = jit::kernel_config(key, tune);
+  const bool v60 = arch == "sm_90" && key.kind == Kind::kGateUp &&
+                   jit::has_single_token_kernel(c) && c.m1_split && c.m1_pipe == 1 &&
+                   jit::single_token_warps(c) == 4;
+  const int m1 = v60 ? kernel_spill_bytes(log, jit::single_token_kernel_name(key)) : 0;
+  CHECK(m1 <= (v60 ? 20 : 0));
+  CHECK(spill_bytes(log) == m1);  // none elsewhere
+}
+
+// key's module with `tune`: its source has `define`, and it compiles without spills (but
+// check_spills's known one).
 void compiles_clean(const Key& key, const std::string& tune, const std::string& define) {
   INFO(key.str() << " " << tune);
   const std::string source = jit::generate_source(key, "sm_90", tune);
   CHECK(source.find(define) != std::string::npos);
   auto out = jit::compile(source, key.str(), "sm_90", jit::compile_options("sm_90"));
   CHECK(out.cubin.size() > 1000);
-  CHECK_FALSE(spills(out.log));
+  check_spills(out.log, key, tune, "sm_90");
 }
 }  // namespace
 
@@ -50,7 +78,7 @@ TEST_CASE("every issue shape compiles for sm_90 and sm_100a", "[nvrtc]") {
       auto out = jit::compile(jit::generate_source(key, arch), key.str(), arch,
                               jit::compile_options(arch));
       CHECK(out.cubin.size() > 1000);
-      CHECK_FALSE(spills(out.log));
+      check_spills(out.log, key, "", arch);
       // The M = 1 kernel (session 8) sits beside the general one where the config has one.
       const std::string image(out.cubin.begin(), out.cubin.end());
       CHECK((image.find(jit::single_token_kernel_name(key)) != std::string::npos) ==
@@ -108,7 +136,7 @@ TEST_CASE("the code-form candidates compile without spills on the presets' defau
       const std::string source = jit::generate_source(key, "sm_90", tune);
       auto out = jit::compile(source, key.str(), "sm_90", jit::compile_options("sm_90"));
       CHECK(out.cubin.size() > 1000);
-      CHECK_FALSE(spills(out.log));
+      check_spills(out.log, key, tune, "sm_90");
     }
   }
 }
