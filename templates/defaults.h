@@ -124,19 +124,25 @@ MOEGEMV_HD constexpr int gate_up_m1_split_min_blocks(int h, int ctas, int warps)
 // 2). Call 16 (MOEGEMV_TUNE=gu_warps=4,gu_m1minb=6,gu_m1pipe=1, mirrored n W W2 W2 W n): gate_up
 // alone -4.5% (Qwen3-Next) / -8.4% (Qwen3.5-35B), the pair with PDL -2.6% / -5.8%; at 2 steps
 // +48% / +37%.
+// Staged, not the default yet: the device budget ran out before `moegemv check` could run on
+// it (its sums add 4 warps' partials, not 2). MOEGEMV_TUNE=gu_m1warps=4 builds exactly this
+// kernel where it fits; setting kGateUpM1WideByDefault makes it the default (tests/jit's
+// test_m1split.cpp and test_nvrtc.cpp follow the flag).
+constexpr bool kGateUpM1WideByDefault = false;
 constexpr int kGateUpM1WideWarps = 4;
 constexpr int kGateUpM1WidePipe = 1;
-MOEGEMV_HD constexpr int gate_up_m1_split_warps(int h, int ctas, int warps) {
+MOEGEMV_HD constexpr bool gate_up_m1_wide_fits(int h, int ctas) {
   return h <= 2048 && h % (256 * kGateUpM1WideWarps) == 0 &&
-                 ctas <= kGateUpM1OneWaveMinBlocks * kGateUpM1WaveSms
-             ? kGateUpM1WideWarps
-             : warps;
+         ctas <= kGateUpM1OneWaveMinBlocks * kGateUpM1WaveSms;
 }
-// Its steps in flight: 1 where that rule's 4 warps are taken, else kGateUpM1SplitPipe.
+MOEGEMV_HD constexpr int gate_up_m1_split_warps(int h, int ctas, int warps) {
+  return kGateUpM1WideByDefault && gate_up_m1_wide_fits(h, ctas) ? kGateUpM1WideWarps : warps;
+}
+// Its steps in flight: 1 with 4 warps where the wide kernel fits (asked for or by default), else
+// kGateUpM1SplitPipe.
 MOEGEMV_HD constexpr int gate_up_m1_split_pipe(int h, int ctas, int warps) {
-  return warps == kGateUpM1WideWarps && gate_up_m1_split_warps(h, ctas, 0) == kGateUpM1WideWarps
-             ? kGateUpM1WidePipe
-             : kGateUpM1SplitPipe;
+  return warps == kGateUpM1WideWarps && gate_up_m1_wide_fits(h, ctas) ? kGateUpM1WidePipe
+                                                                       : kGateUpM1SplitPipe;
 }
 MOEGEMV_HD constexpr KernelConfig default_gate_up_config(int h, int k) {
   KernelConfig c{};  // fields not named here are 0

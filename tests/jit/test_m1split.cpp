@@ -53,23 +53,34 @@ TEST_CASE(
   }
 }
 
-TEST_CASE("gu_m1split: on by default where H <= 2048 (v58), in one wave of 6 CTAs/SM of 4 "
-          "warps at 1 step (v59, v60)",
+TEST_CASE("gu_m1split: on by default where H <= 2048 (v58), in one wave of 6 CTAs/SM (v59); "
+          "v60's 4 warps at 1 step there with gu_m1warps=4 (or by default, kGateUpM1WideByDefault)",
           "[codegen]") {
   // Qwen3-Next, Qwen3.5-35B, Qwen2-MoE, Qwen3-30B (no shared expert): 2-warp CTAs in the general
   // kernel (2 steps, 10 CTAs/SM); the M = 1 kernel with shx 2, where its grid of (K * I + SI) / 8
-  // CTAs is one wave of 6 on 132 SMs (704, 576, 768 CTAs) at 6 CTAs/SM (v59) of 4 warps at 1
-  // step (v60), and where it is not (Qwen2-MoE's 1408) 2 warps, 2 steps, 8 CTAs/SM.
+  // CTAs is one wave of 6 on 132 SMs (704, 576, 768 CTAs) at 6 CTAs/SM (v59), of 4 warps at 1
+  // step with v60, and where it is not (Qwen2-MoE's 1408) 2 warps, 2 steps, 8 CTAs/SM.
   struct M1 {
     Key key;
-    int minb, warps, pipe;
+    int minb;
+    bool wide;  // v60's kernel fits
   };
-  for (const auto& [key, m1_minb, m1_warps, m1_pipe] :
-       {M1{Key{Kind::kGateUp, 2048, 512, 512, 10}, 6, 4, 1},
-        M1{Key{Kind::kGateUp, 2048, 512, 512, 8}, 6, 4, 1},
-        M1{Key{Kind::kGateUp, 2048, 1408, 5632, 4}, 8, 2, 2},
-        M1{Key{Kind::kGateUp, 2048, 768, 0, 8}, 6, 4, 1}}) {
+  for (const auto& [key, m1_minb, wide] :
+       {M1{Key{Kind::kGateUp, 2048, 512, 512, 10}, 6, true},
+        M1{Key{Kind::kGateUp, 2048, 512, 512, 8}, 6, true},
+        M1{Key{Kind::kGateUp, 2048, 1408, 5632, 4}, 8, false},
+        M1{Key{Kind::kGateUp, 2048, 768, 0, 8}, 6, true}}) {
     INFO(key.str());
+    // v60 asked for (gu_m1warps=4) where it fits, and by default once kGateUpM1WideByDefault.
+    // (Where the one wave does not hold, 4 warps get the split tile's 16 resident warps: 4/SM.)
+    const KernelConfig w = jit::kernel_config(key, "gu_m1warps=4");
+    const int w_minb = wide ? m1_minb : 4;
+    CHECK((jit::single_token_warps(w) == 4 && w.m1_minb == w_minb));
+    CHECK(w.m1_pipe == (wide ? 1 : 2));
+    const std::string wsrc = jit::generate_source(key, "sm_90", "gu_m1warps=4");
+    CHECK(has(wsrc, fmt::format("__launch_bounds__(128, {})", w_minb)));
+    const bool by_default = wide && kGateUpM1WideByDefault;
+    const int m1_warps = by_default ? 4 : 2, m1_pipe = by_default ? 1 : 2;
     const KernelConfig c = jit::kernel_config(key, "");
     CHECK((c.split == 0 && c.m1_split == 1 && c.shx == 2 && c.warps == 2));
     CHECK((c.m1_minb == m1_minb && jit::single_token_warps(c) == m1_warps && c.m1_pipe == m1_pipe));
