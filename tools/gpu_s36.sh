@@ -36,10 +36,10 @@
 #      the M = 1 kernel (21 warps per SM at the same 704 CTAs; 6 CTAs/SM need <= 85 registers):
 #      W = gu_warps=4,gu_m1minb=6,gu_m1pipe=1 (80 registers, 24 bytes of stack), W2 at 2 steps
 #      (120 bytes), mirrored n W W2 W22 W12 n2 at M=1 on Qwen3-Next and Qwen3.5-35B.
-#   v  v60 (the build: the split M = 1 kernel in 4-warp CTAs at 1 step where v59's one wave of 6
-#      holds) against v59 (.gpubin/moegemv_v59), mirrored o n n2 o2 on the four Qwen presets at
-#      M = 1, 2; v60's check (check_keys, and the Qwen3.5-35B and Qwen3-30B shapes at M = 1, 3)
-#      and [gpu] tests.
+#   v  v60 (staged: the split M = 1 kernel in 4-warp CTAs at 1 step where v59's one wave of 6
+#      holds; MOEGEMV_TUNE=gu_m1warps=4 until kGateUpM1WideByDefault is set) against the default,
+#      mirrored n W W2 n2 on the four Qwen presets at M = 1, 2; its check (check_keys, and the
+#      Qwen3.5-35B and Qwen3-30B shapes at M = 1, 3) and the [gpu] tests with it.
 #   Any other letter goes to gpu_s35.sh.
 set -u
 dir=$(dirname "$0")
@@ -85,14 +85,15 @@ for letter in "${letters[@]}"; do
     x) w=gu_warps=4,gu_m1minb=6,gu_m1pipe=1 w2=gu_warps=4,gu_m1minb=6
        step warps4 150 abr "n: W:$w W2:$w2 W22:$w2 W12:$w n2:" qwen3-next,qwen3.5-35b 1 \
          " gate_up |pair" warps4.txt ;;
-    v) step v60 120 abr "o@moegemv_v59: n: n2: o2@moegemv_v59:" \
-         qwen3-next,qwen3.5-35b,qwen3-30b,qwen2-moe 1,2 " gate_up |pair" v60.txt
-       step check 70 check_keys v60 ""
-       step check_q 40 eval 'MOEGEMV_SEED=61 MOEGEMV_CACHE_DIR=/tmp/cache_check_v60 timeout 60 \
-         .gpubin/moegemv check --shape 2048:512:512:8,2048:768:0:8 --m 1,3 --e 16 --replays 1 \
-         > "$out/check_q_v60.log" 2>&1; echo "check_q rc=$?"
+    v) w=gu_m1warps=4
+       step v60 120 abr "n: W:$w W2:$w n2:" qwen3-next,qwen3.5-35b,qwen3-30b,qwen2-moe 1,2 \
+         " gate_up |pair" v60.txt
+       step check 70 check_keys v60 "$w"
+       step check_q 40 eval 'MOEGEMV_SEED=61 MOEGEMV_TUNE=$w MOEGEMV_CACHE_DIR=/tmp/cache_cq \
+         timeout 60 .gpubin/moegemv check --shape 2048:512:512:8,2048:768:0:8 --m 1,3 --e 16 \
+         --replays 1 > "$out/check_q_v60.log" 2>&1; echo "check_q rc=$?"
          grep -aE "^(PASS|FAIL)" "$out/check_q_v60.log" | cut -c1-100 | sort | uniq -c | head'
-       step tests 60 gpu_tests v60 ;;
+       MOEGEMV_TUNE=$w step tests 60 gpu_tests v60 ;;
     *) LIMIT="$(left)" bash "$dir/gpu_s35.sh" "$letter" ;;
   esac
 done
