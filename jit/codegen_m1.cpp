@@ -18,28 +18,27 @@ namespace moegemv::jit {
 void settle_m1_split(const Key& key, KernelConfig& c, const M1Asked& asked,
                      const std::string& tune) {
   if (!c.m1_split) return;
+  // The M = 1 grid as the launch counts it (one tile per CTA), and the kernel's warps: each must
+  // take whole 256-element steps of the split rows (SplitDot drops a remainder).
+  const int m1_ctas = gate_up_routed_ctas(1, key.k, key.i) + gate_up_shared_ctas(1, key.si);
+  const int warps = asked.warps ? c.m1_warps : gate_up_m1_split_warps(key.h, m1_ctas, c.warps);
   const bool fits = !c.stream && !c.split && (c.m1_pipe > 0 || !asked.pipe) && !c.ring &&
-                    !c.direct_b && !c.safter && key.h % 256 == 0;
+                    !c.direct_b && !c.safter && key.h % (256 * warps) == 0;
   if (!fits) {
-    if (asked.split)
+    if (asked.split || (asked.warps && key.h % (256 * warps) != 0))
       throw ArgumentError(
           "MOEGEMV_TUNE",
           "gu_m1split=1 with gu_split=0, an M = 1 kernel (not gu_m1pipe=0), no gu_stream, "
-          "gu_ring, gu_direct or gu_safter, and H % 256 == 0",
+          "gu_ring, gu_direct or gu_safter, and H % (256 * its warps (gu_m1warps)) == 0",
           fmt::format("{} for {} (split={}, m1pipe={}, stream={}, ring={}, direct={}, "
-                      "safter={})",
-                      tune, key.str(), c.split, c.m1_pipe, c.stream, c.ring, c.direct_b, c.safter));
+                      "safter={}, warps={})",
+                      tune, key.str(), c.split, c.m1_pipe, c.stream, c.ring, c.direct_b, c.safter,
+                      warps));
     c.m1_split = 0;
     return;
   }
   if (!asked.shx) c.shx = 2;
-  // The M = 1 grid as the launch counts it (one tile per CTA).
-  const int m1_ctas = gate_up_routed_ctas(1, key.k, key.i) + gate_up_shared_ctas(1, key.si);
-  if (!asked.warps) c.m1_warps = gate_up_m1_split_warps(key.h, m1_ctas, c.warps);
-  const int warps = c.m1_warps ? c.m1_warps : c.warps;
-  if (key.h % (256 * warps) != 0)  // each warp whole 256-element steps of the split rows
-    throw ArgumentError("MOEGEMV_TUNE", "gu_m1warps=N with H % (256 * N) == 0 (the split M = 1 kernel)",
-                        fmt::format("{} for {}", tune, key.str()));
+  c.m1_warps = warps == c.warps ? 0 : warps;
   if (!asked.pipe) c.m1_pipe = gate_up_m1_split_pipe(key.h, m1_ctas, warps);
   if (!asked.minb) c.m1_minb = gate_up_m1_split_min_blocks(key.h, m1_ctas, warps);
 }

@@ -146,9 +146,12 @@ TEST_CASE("gu_m1split: off, given way, asked for, and its errors", "[codegen]") 
     CHECK_THROWS_WITH(jit::kernel_config(kLlama, tune), Catch::Contains("gu_m1split=1"));
   }
   CHECK_THROWS_WITH(jit::kernel_config(kDeepSeek, "gu_m1split=1"), Catch::Contains("gu_split=0"));
-  // gu_m1warps: each warp whole 256-element steps of the split rows (H % (256 * N) == 0).
-  CHECK_THROWS_WITH(jit::kernel_config(Key{Kind::kGateUp, 2048, 512, 512, 10}, "gu_m1warps=3"),
-                    Catch::Contains("gu_m1warps"));
+  // gu_m1warps: each warp whole 256-element steps of the split rows (H % (256 * N) == 0); by
+  // default the split gives way where the module's warps do not (SplitDot drops a remainder).
+  const Key qwen{Kind::kGateUp, 2048, 512, 512, 10};
+  CHECK_THROWS_WITH(jit::kernel_config(qwen, "gu_m1warps=3"), Catch::Contains("gu_m1warps"));
+  CHECK(jit::kernel_config(qwen, "gu_warps=3").m1_split == 0);
+  CHECK(jit::kernel_config(qwen, "gu_warps=4").m1_split == 1);
   CHECK(jit::single_token_warps(jit::kernel_config(kLlama, "gu_m1warps=2")) == 2);
   CHECK(has(jit::generate_source(kLlama, "sm_90", "gu_m1warps=2"),
             "moegemv::gate_up<5120, 8192, 8192, 1, 2, 2, false, false, 0, true, 2>(p);"));
