@@ -242,7 +242,9 @@ KernelConfig kernel_config(const Key& key, const std::string& tune) {
     if ((c.ring || c.direct_b) && !split_set) c.split = 0;
     else if (c.ring || c.direct_b)
       throw ArgumentError("MOEGEMV_TUNE", "gu_split=1 with gu_ring=0 and gu_direct=0 (x staged)", tune);
-    if (key.h % 256 != 0) c.split = 0;  // rows split in 128-element halves: the classic tiles
+    // Rows split in 128-element halves, each warp whole 256-element steps (SplitDot drops a
+    // remainder): else the classic tiles.
+    if (key.h % (256 * c.warps) != 0) c.split = 0;
   }
   if (gu && c.safter) settle_gate_up_safter(key, c);
   if (gu) settle_m1_split(key, c, m1_asked, tune);

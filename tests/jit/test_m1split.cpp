@@ -152,6 +152,10 @@ TEST_CASE("gu_m1split: off, given way, asked for, and its errors", "[codegen]") 
   CHECK_THROWS_WITH(jit::kernel_config(qwen, "gu_m1warps=3"), Catch::Contains("gu_m1warps"));
   CHECK(jit::kernel_config(qwen, "gu_warps=3").m1_split == 0);
   CHECK(jit::kernel_config(qwen, "gu_warps=4").m1_split == 1);
+  // The same for the general split tile (DeepSeek-V3: 7168 = 7 x 1024, not a multiple of 768).
+  CHECK(jit::kernel_config(kDeepSeek, "").split == 1);
+  CHECK(jit::kernel_config(kDeepSeek, "gu_warps=3").split == 0);
+  CHECK(jit::kernel_config(kDeepSeek, "gu_warps=2").split == 1);
   CHECK(jit::single_token_warps(jit::kernel_config(kLlama, "gu_m1warps=2")) == 2);
   CHECK(has(jit::generate_source(kLlama, "sm_90", "gu_m1warps=2"),
             "moegemv::gate_up<5120, 8192, 8192, 1, 2, 2, false, false, 0, true, 2>(p);"));
