@@ -190,8 +190,7 @@ KernelConfig kernel_config(const Key& key, const std::string& tune) {
           "dc_group 0|2..16, dc_rings 1..14, dc_sahead 1|2, dc_runs 1|2, dc_lanes 0..3, "
           "dc_early 0|1, dc_spre 0..3, dc_launch 0..2, dc_wstage 0..2, gu_m1pipe 0..8, "
           "gu_m1minb 1..16, gu_m1split 0|1, gu_m1warps 1..8, maxreg 0|24..255, decode 0..3, "
-          "bindex 0|1, "
-          "dc_gcount 0|1, gu_shx 0..2, safter 0|1, "
+          "bindex 0|1, dc_gcount 0|1, gu_shx 0..2, safter 0|1, "
           "carve 0..100 (preferred % shared), gu_spair 0|1, "
           "timeline 0|1 (dc_ 0..7: mark points, 8..11: waits; diagnostic), "
           "knock 0..511 (diagnostic, wrong results)",
@@ -242,9 +241,7 @@ KernelConfig kernel_config(const Key& key, const std::string& tune) {
     if ((c.ring || c.direct_b) && !split_set) c.split = 0;
     else if (c.ring || c.direct_b)
       throw ArgumentError("MOEGEMV_TUNE", "gu_split=1 with gu_ring=0 and gu_direct=0 (x staged)", tune);
-    // Rows split in 128-element halves, each warp whole 256-element steps (SplitDot drops a
-    // remainder): else the classic tiles.
-    if (key.h % (256 * c.warps) != 0) c.split = 0;
+    if (!split_tile_fits(key.h, c.warps)) c.split = 0;  // the classic tiles
   }
   if (gu && c.safter) settle_gate_up_safter(key, c);
   if (gu) settle_m1_split(key, c, m1_asked, tune);

@@ -18,14 +18,14 @@ namespace moegemv::jit {
 void settle_m1_split(const Key& key, KernelConfig& c, const M1Asked& asked,
                      const std::string& tune) {
   if (!c.m1_split) return;
-  // The M = 1 grid as the launch counts it (one tile per CTA), and the kernel's warps: each must
-  // take whole 256-element steps of the split rows (SplitDot drops a remainder).
+  // The M = 1 grid as the launch counts it (one tile per CTA), and the kernel's warps.
   const int m1_ctas = gate_up_routed_ctas(1, key.k, key.i) + gate_up_shared_ctas(1, key.si);
   const int warps = asked.warps ? c.m1_warps : gate_up_m1_split_warps(key.h, m1_ctas, c.warps);
+  const bool whole_steps = split_tile_fits(key.h, warps);
   const bool fits = !c.stream && !c.split && (c.m1_pipe > 0 || !asked.pipe) && !c.ring &&
-                    !c.direct_b && !c.safter && key.h % (256 * warps) == 0;
+                    !c.direct_b && !c.safter && whole_steps;
   if (!fits) {
-    if (asked.split || (asked.warps && key.h % (256 * warps) != 0))
+    if (asked.split || (asked.warps && !whole_steps))
       throw ArgumentError(
           "MOEGEMV_TUNE",
           "gu_m1split=1 with gu_split=0, an M = 1 kernel (not gu_m1pipe=0), no gu_stream, "

@@ -108,13 +108,19 @@ constexpr int kGateUpM1SplitPipe = 2;  // its steps in flight (3 spill with the 
 // loads seen in the SASS are not the cause. The rule assumes 132 SMs (a key
 // carries no SM count): on a part with fewer (an H100 PCIe's 114: 684 slots of 6) Qwen3-Next's
 // 704 CTAs take a short second wave, as Qwen2-MoE's do here (+1.1%); not measured there.
+// The split tile (tile_split.cuh): rows in 128-element halves, each of a CTA's warps whole
+// 256-element steps of H (SplitDot's step count drops a remainder).
+MOEGEMV_HD constexpr bool split_tile_fits(int h, int warps) { return h % (256 * warps) == 0; }
+
 constexpr int kGateUpM1WaveSms = 132;
 constexpr int kGateUpM1OneWaveMinBlocks = 6;
 // ctas: the M = 1 grid (params.h gate_up_routed_ctas + gate_up_shared_ctas: (K * I + SI) / 8).
+MOEGEMV_HD constexpr bool gate_up_m1_one_wave(int h, int ctas) {
+  return h <= 2048 && ctas <= kGateUpM1OneWaveMinBlocks * kGateUpM1WaveSms;
+}
 MOEGEMV_HD constexpr int gate_up_m1_split_min_blocks(int h, int ctas, int warps) {
-  return h <= 2048 && ctas <= kGateUpM1OneWaveMinBlocks * kGateUpM1WaveSms
-             ? kGateUpM1OneWaveMinBlocks
-             : gate_up_min_blocks(true, warps);
+  return gate_up_m1_one_wave(h, ctas) ? kGateUpM1OneWaveMinBlocks
+                                      : gate_up_min_blocks(true, warps);
 }
 // v60 (session 36, an H100): where that one wave holds, 4-warp CTAs (each warp 2 of a tile's 8
 // steps at H = 2048), so twice the resident warps at the same 704 CTAs, at 1 step in flight: 6
@@ -132,8 +138,7 @@ constexpr bool kGateUpM1WideByDefault = false;
 constexpr int kGateUpM1WideWarps = 4;
 constexpr int kGateUpM1WidePipe = 1;
 MOEGEMV_HD constexpr bool gate_up_m1_wide_fits(int h, int ctas) {
-  return h <= 2048 && h % (256 * kGateUpM1WideWarps) == 0 &&
-         ctas <= kGateUpM1OneWaveMinBlocks * kGateUpM1WaveSms;
+  return gate_up_m1_one_wave(h, ctas) && split_tile_fits(h, kGateUpM1WideWarps);
 }
 MOEGEMV_HD constexpr int gate_up_m1_split_warps(int h, int ctas, int warps) {
   return kGateUpM1WideByDefault && gate_up_m1_wide_fits(h, ctas) ? kGateUpM1WideWarps : warps;
