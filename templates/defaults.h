@@ -130,11 +130,12 @@ MOEGEMV_HD constexpr int gate_up_m1_split_min_blocks(int h, int ctas, int warps)
 // 2). Call 16 (MOEGEMV_TUNE=gu_warps=4,gu_m1minb=6,gu_m1pipe=1, mirrored n W W2 W2 W n): gate_up
 // alone -4.5% (Qwen3-Next) / -8.4% (Qwen3.5-35B), the pair with PDL -2.6% / -5.8%; at 2 steps
 // +48% / +37%.
-// Staged, not the default yet: the device budget ran out before `moegemv check` could run on
-// it (its sums add 4 warps' partials, not 2). MOEGEMV_TUNE=gu_m1warps=4 builds exactly this
-// kernel where it fits; setting kGateUpM1WideByDefault makes it the default (tests/jit's
+// The default since session 37 (call 1, an H100, with MOEGEMV_TUNE=gu_m1warps=4, which builds
+// exactly this kernel where it fits: mirrored n W W2 n2): the pair with PDL at M=1 Qwen3-Next
+// -2.8%, Qwen3.5-35B -5.9%, Qwen3-30B -2.8%, M=2 within +-0.8%; `moegemv check`'s FAIL keys
+// issue #3's, as v59's. Clearing kGateUpM1WideByDefault gives v59's kernel back (tests/jit's
 // test_m1split.cpp and test_nvrtc.cpp follow the flag).
-constexpr bool kGateUpM1WideByDefault = false;
+constexpr bool kGateUpM1WideByDefault = true;
 constexpr int kGateUpM1WideWarps = 4;
 constexpr int kGateUpM1WidePipe = 1;
 MOEGEMV_HD constexpr bool gate_up_m1_wide_fits(int h, int ctas) {

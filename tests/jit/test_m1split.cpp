@@ -147,11 +147,16 @@ TEST_CASE("gu_m1split: off, given way, asked for, and its errors", "[codegen]") 
   }
   CHECK_THROWS_WITH(jit::kernel_config(kDeepSeek, "gu_m1split=1"), Catch::Contains("gu_split=0"));
   // gu_m1warps: each warp whole 256-element steps of the split rows (H % (256 * N) == 0); by
-  // default the split gives way where the module's warps do not (SplitDot drops a remainder).
-  const Key qwen{Kind::kGateUp, 2048, 512, 512, 10};
+  // default the split gives way where the module's warps do not (SplitDot drops a remainder):
+  // Qwen2-MoE (two waves: the M = 1 kernel has the module's warps). Where v60's kernel is the
+  // default (Qwen3-Next's one wave) the M = 1 kernel keeps its own 4 warps whatever gu_warps is.
+  const Key qwen{Kind::kGateUp, 2048, 512, 512, 10}, qwen2{Kind::kGateUp, 2048, 1408, 5632, 4};
   CHECK_THROWS_WITH(jit::kernel_config(qwen, "gu_m1warps=3"), Catch::Contains("gu_m1warps"));
-  CHECK(jit::kernel_config(qwen, "gu_warps=3").m1_split == 0);
-  CHECK(jit::kernel_config(qwen, "gu_warps=4").m1_split == 1);
+  CHECK(jit::kernel_config(qwen2, "gu_warps=3").m1_split == 0);
+  CHECK(jit::kernel_config(qwen2, "gu_warps=4").m1_split == 1);
+  const KernelConfig q3 = jit::kernel_config(qwen, "gu_warps=3");
+  CHECK(q3.m1_split == (kGateUpM1WideByDefault ? 1 : 0));
+  if (kGateUpM1WideByDefault) CHECK(jit::single_token_warps(q3) == 4);
   // The same for the general split tile (DeepSeek-V3: 7168 = 7 x 1024, not a multiple of 768).
   CHECK(jit::kernel_config(kDeepSeek, "").split == 1);
   CHECK(jit::kernel_config(kDeepSeek, "gu_warps=3").split == 0);
