@@ -16,8 +16,8 @@
 #      the default only at I <= 512 since session 19) on DeepSeek-V3, GLM-4.5, Llama-4 at M = 1,
 #      4, mirrored n S S2 n2: session 28 found the consumers' scale loads waiting in the loaded
 #      memory system, and the down has changed since session 19 (v47).
-#   d  by the card: an H200 runs b t r q s (b: the closing bench, through gpu_s32.sh; r: gpu_s36.sh's
-#      read-only bounds), any other card q s.
+#   d  by the card: an H200 runs b t r q s (b: the closing bench, through gpu_s32.sh; r:
+#      gpu_s36.sh's read-only bounds), any other card q s.
 #   Any other letter goes to gpu_s36.sh.
 set -u
 dir=$(dirname "$0")
