@@ -132,7 +132,7 @@ MOEGEMV_HD constexpr int gate_up_m1_split_min_blocks(int h, int ctas, int warps)
 // +48% / +37%.
 // The default since session 37 (call 1, an H100, with MOEGEMV_TUNE=gu_m1warps=4, which builds
 // exactly this kernel where it fits: mirrored n W W2 n2): the pair with PDL at M=1 Qwen3-Next
-// -2.8%, Qwen3.5-35B -5.9%, Qwen3-30B -2.8%, M=2 within +-0.8%; `moegemv check`'s FAIL keys
+// -2.8%, Qwen3.5-35B -5.9%, Qwen3-30B -2.8%, M=2 -1.1..+0.5%; `moegemv check`'s FAIL keys
 // issue #3's, as v59's. Clearing kGateUpM1WideByDefault gives v59's kernel back (tests/jit's
 // test_m1split.cpp and test_nvrtc.cpp follow the flag).
 constexpr bool kGateUpM1WideByDefault = true;
