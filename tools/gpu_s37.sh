@@ -16,13 +16,13 @@
 #      the default only at I <= 512 since session 19) on DeepSeek-V3, GLM-4.5, Llama-4 at M = 1,
 #      4, mirrored n S S2 n2: session 28 found the consumers' scale loads waiting in the loaded
 #      memory system, and the down has changed since session 19 (v47).
-#   d  by the card: an H200 runs b t r q s (b: the closing bench, through gpu_s32.sh; r:
-#      gpu_s36.sh's read-only bounds), any other card q s.
+#   d  by the card: an H200 runs b t r s q (b: the closing bench, through gpu_s32.sh; r:
+#      gpu_s36.sh's read-only bounds), any other card s q.
 #   Any other letter goes to gpu_s36.sh.
 set -u
 dir=$(dirname "$0")
 source "$dir/gpu_steps.sh"
-by_card d "b t r q s" "q s" "$@"
+by_card d "b t r s q" "s q" "$@"
 for letter in "${letters[@]}"; do
   case $letter in
     t) step v60_tl 40 timeline n "" qwen3-next
