@@ -14,7 +14,8 @@ namespace moegemv::jit {
 // no gu_safter (its split form spills at K = 1) and H % 256 == 0 (the split's 128-element
 // halves). Asked for without them it is an error naming it; by default it gives way, leaving the
 // config's classic M = 1 kernel as before v57. Knobs asked for alongside it (gu_shx, gu_m1pipe,
-// gu_m1minb, gu_m1warps) win. v60: 4-warp CTAs at 1 step where defaults.h says so.
+// gu_m1minb, gu_m1warps) win. v60: 4-warp CTAs at 1 step where defaults.h says so; v61: 5
+// CTAs/SM for those where the grid is one wave of 5.
 void settle_m1_split(const Key& key, KernelConfig& c, const M1Asked& asked,
                      const std::string& tune) {
   if (!c.m1_split) return;
@@ -40,7 +41,7 @@ void settle_m1_split(const Key& key, KernelConfig& c, const M1Asked& asked,
   if (!asked.shx) c.shx = 2;
   c.m1_warps = warps == c.warps ? 0 : warps;
   if (!asked.pipe) c.m1_pipe = gate_up_m1_split_pipe(key.h, m1_ctas, warps);
-  if (!asked.minb) c.m1_minb = gate_up_m1_split_min_blocks(key.h, m1_ctas, warps);
+  if (!asked.minb) c.m1_minb = gate_up_m1_split_min_blocks(key.h, m1_ctas, warps, c.m1_pipe);
 }
 
 }  // namespace moegemv::jit

@@ -118,10 +118,6 @@ constexpr int kGateUpM1OneWaveMinBlocks = 6;
 MOEGEMV_HD constexpr bool gate_up_m1_one_wave(int h, int ctas) {
   return h <= 2048 && ctas <= kGateUpM1OneWaveMinBlocks * kGateUpM1WaveSms;
 }
-MOEGEMV_HD constexpr int gate_up_m1_split_min_blocks(int h, int ctas, int warps) {
-  return gate_up_m1_one_wave(h, ctas) ? kGateUpM1OneWaveMinBlocks
-                                      : gate_up_min_blocks(true, warps);
-}
 // v60 (session 36, an H100): where that one wave holds, 4-warp CTAs (each warp 2 of a tile's 8
 // steps at H = 2048), so twice the resident warps at the same 704 CTAs, at 1 step in flight: 6
 // CTAs of 4 warps need <= 85 registers (6 warps in each quarter of the register file), and
@@ -149,6 +145,19 @@ MOEGEMV_HD constexpr int gate_up_m1_split_warps(int h, int ctas, int warps) {
 MOEGEMV_HD constexpr int gate_up_m1_split_pipe(int h, int ctas, int warps) {
   return warps == kGateUpM1WideWarps && gate_up_m1_wide_fits(h, ctas) ? kGateUpM1WidePipe
                                                                        : kGateUpM1SplitPipe;
+}
+// v61 (session 38, an H100, MOEGEMV_TUNE=gu_m1minb=5,gu_m1pipe=1, mirrored, two calls): v60's
+// kernel at 5 CTAs/SM (96 registers, no stack; at 6 it has 80 and a spill) where its grid is one
+// wave of 5 (<= 660 CTAs: Qwen3.5-35B's 576). The timeline shows why it costs nothing there: the
+// 576 CTAs land 5 on 48 SMs and 4 on 84 with the cap at 6 too. gate_up alone at M=1 -3.5 / -4.0%,
+// the pair with PDL -2.3 / -2.1%, M=2 unchanged, the check's sums identical. Qwen3-Next's 704
+// CTAs at 5/SM take a second wave (+8.2%): not there. At 2 steps the same cap spills (+23%).
+constexpr int kGateUpM1RoomyMinBlocks = 5;
+MOEGEMV_HD constexpr int gate_up_m1_split_min_blocks(int h, int ctas, int warps, int pipe) {
+  if (!gate_up_m1_one_wave(h, ctas)) return gate_up_min_blocks(true, warps);
+  const bool roomy = warps == kGateUpM1WideWarps && pipe == kGateUpM1WidePipe &&
+                     ctas <= kGateUpM1RoomyMinBlocks * kGateUpM1WaveSms;
+  return roomy ? kGateUpM1RoomyMinBlocks : kGateUpM1OneWaveMinBlocks;
 }
 MOEGEMV_HD constexpr KernelConfig default_gate_up_config(int h, int k) {
   KernelConfig c{};  // fields not named here are 0

@@ -60,35 +60,38 @@ TEST_CASE("gu_m1split: on by default where H <= 2048 (v58), in one wave of 6 CTA
   // kernel (2 steps, 10 CTAs/SM); the M = 1 kernel with shx 2, where its grid of (K * I + SI) / 8
   // CTAs is one wave of 6 on 132 SMs (704, 576, 768 CTAs) at 6 CTAs/SM (v59), of 4 warps at 1
   // step with v60, and where it is not (Qwen2-MoE's 1408) 2 warps, 2 steps, 8 CTAs/SM.
+  // v61: v60's kernel at 5 CTAs/SM where its grid is one wave of 5 (Qwen3.5-35B's 576 CTAs).
   struct M1 {
     Key key;
-    int minb;
-    bool wide;  // v60's kernel fits
+    int minb;       // v59's 2-warp kernel (and v60's where it is not one wave of 5)
+    int wide_minb;  // v60's kernel, asked for or by default (4: the general 4-warp split's)
+    bool wide;      // v60's kernel fits
   };
-  for (const auto& [key, m1_minb, wide] :
-       {M1{Key{Kind::kGateUp, 2048, 512, 512, 10}, 6, true},
-        M1{Key{Kind::kGateUp, 2048, 512, 512, 8}, 6, true},
-        M1{Key{Kind::kGateUp, 2048, 1408, 5632, 4}, 8, false},
-        M1{Key{Kind::kGateUp, 2048, 768, 0, 8}, 6, true}}) {
+  for (const auto& [key, m1_minb, wide_minb, wide] :
+       {M1{Key{Kind::kGateUp, 2048, 512, 512, 10}, 6, 6, true},
+        M1{Key{Kind::kGateUp, 2048, 512, 512, 8}, 6, 5, true},
+        M1{Key{Kind::kGateUp, 2048, 1408, 5632, 4}, 8, 4, false},
+        M1{Key{Kind::kGateUp, 2048, 768, 0, 8}, 6, 6, true}}) {
     INFO(key.str());
     // v60 asked for (gu_m1warps=4) where it fits, and by default once kGateUpM1WideByDefault.
     // (Where the one wave does not hold, 4 warps get the split tile's 16 resident warps: 4/SM.)
     const KernelConfig w = jit::kernel_config(key, "gu_m1warps=4");
-    const int w_minb = wide ? m1_minb : 4;
-    CHECK((jit::single_token_warps(w) == 4 && w.m1_minb == w_minb));
+    CHECK((jit::single_token_warps(w) == 4 && w.m1_minb == wide_minb));
     CHECK(w.m1_pipe == (wide ? 1 : 2));
     const std::string wsrc = jit::generate_source(key, "sm_90", "gu_m1warps=4");
-    CHECK(has(wsrc, fmt::format("__launch_bounds__(128, {})", w_minb)));
+    CHECK(has(wsrc, fmt::format("__launch_bounds__(128, {})", wide_minb)));
     const bool by_default = wide && kGateUpM1WideByDefault;
     const int m1_warps = by_default ? 4 : 2, m1_pipe = by_default ? 1 : 2;
+    const int default_minb = by_default ? wide_minb : m1_minb;
     const KernelConfig c = jit::kernel_config(key, "");
     CHECK((c.split == 0 && c.m1_split == 1 && c.shx == 2 && c.warps == 2));
-    CHECK((c.m1_minb == m1_minb && jit::single_token_warps(c) == m1_warps && c.m1_pipe == m1_pipe));
+    CHECK((c.m1_minb == default_minb && jit::single_token_warps(c) == m1_warps &&
+           c.m1_pipe == m1_pipe));
     CHECK(jit::kernel_config(key, "gu_m1minb=8").m1_minb == 8);  // asked for: it wins
     // Shared memory for the wider of the two kernels' partial sums.
     CHECK(jit::smem_bytes(key) == key.h * 2 + gate_up_partials_bytes(m1_warps));
     const std::string src = jit::generate_source(key, "sm_90", "");
-    CHECK(has(src, fmt::format("__launch_bounds__({}, {})", 32 * m1_warps, m1_minb)));
+    CHECK(has(src, fmt::format("__launch_bounds__({}, {})", 32 * m1_warps, default_minb)));
     CHECK(has(src, "__launch_bounds__(64, 10)"));  // the general kernel
     const std::string head = fmt::format("moegemv::gate_up<{}, {}, {}, {}, ", key.h, key.i,
                                          key.si, key.k);
@@ -99,7 +102,9 @@ TEST_CASE("gu_m1split: on by default where H <= 2048 (v58), in one wave of 6 CTA
     const std::string v59 = jit::generate_source(key, "sm_90", "gu_m1warps=2");
     CHECK(has(v59, fmt::format("__launch_bounds__(64, {})", m1_minb)));
     CHECK(has(v59, head + "2, 2, false, false, 0, true, 2>(p);"));
-    CHECK(jit::kernel_config(key, "gu_m1warps=4,gu_m1pipe=2").m1_pipe == 2);  // asked: it wins
+    const KernelConfig two_steps = jit::kernel_config(key, "gu_m1warps=4,gu_m1pipe=2");
+    CHECK(two_steps.m1_pipe == 2);  // asked: it wins, and v61's 5 CTAs/SM (1 step) gives way
+    CHECK(two_steps.m1_minb == (wide ? 6 : 4));
     const std::string off = jit::generate_source(key, "sm_90", "gu_m1split=0");
     CHECK(has(off, head + "2, 3, false, false, 0, false, 0>(p);"));  // v57's M = 1 kernel
     CHECK_FALSE(has(off, "true, 2>(p);"));
