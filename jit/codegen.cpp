@@ -94,6 +94,7 @@ std::string config_defines(const KernelConfig& c, bool gate_up) {
   if (c.stream && c.safter) d += "#define MOEGEMV_DC_SAFTER 1\n";
   if (gate_up && !c.stream && c.safter) d += "#define MOEGEMV_GU_SAFTER 1\n";
   if (gate_up && !c.stream && c.spair) d += "#define MOEGEMV_GU_SPAIR 1\n";
+  if (gate_up && !c.stream && c.dpre) d += fmt::format("#define MOEGEMV_GU_DPRE {}\n", c.dpre);
   if (c.timeline) d += fmt::format("#define MOEGEMV_TIMELINE {}\n", c.timeline);
   return d;
 }
@@ -181,6 +182,7 @@ KernelConfig kernel_config(const Key& key, const std::string& tune) {
     else if (field == "safter" && value >= 0 && value <= 1) c.safter = value, safter_set = true;
     else if (field == "carve" && value <= 100) c.carve = value + 1;
     else if (field == "spair" && gu && value <= 1) c.spair = value;
+    else if (field == "dpre" && gu && value <= 2) c.dpre = value;
     else
       throw ArgumentError(
           "MOEGEMV_TUNE",
@@ -191,7 +193,7 @@ KernelConfig kernel_config(const Key& key, const std::string& tune) {
           "dc_early 0|1, dc_spre 0..3, dc_launch 0..2, dc_wstage 0..2, gu_m1pipe 0..8, "
           "gu_m1minb 1..16, gu_m1split 0|1, gu_m1warps 1..8, maxreg 0|24..255, decode 0..3, "
           "bindex 0|1, dc_gcount 0|1, gu_shx 0..2, safter 0|1, "
-          "carve 0..100 (preferred % shared), gu_spair 0|1, "
+          "carve 0..100 (preferred % shared), gu_spair 0|1, gu_dpre 0..2, "
           "timeline 0|1 (dc_ 0..7: mark points, 8..11: waits; diagnostic), "
           "knock 0..511 (diagnostic, wrong results)",
           item);
@@ -213,14 +215,15 @@ KernelConfig kernel_config(const Key& key, const std::string& tune) {
         s.maxreg = down_safter_register_cap(kernel_config(Key{Kind::kGateUp, key.h, key.i, key.si, key.k}, tune), s);
       if (gu && s.safter) settle_gate_up_safter(key, s);
       if (gu) settle_m1_split(key, s, m1_asked, tune);  // none in the streaming gate_up
-      s.spair = 0;  // the classic tiles' (MOEGEMV_GU_SPAIR)
+      s.spair = 0;  // the classic tiles' (MOEGEMV_GU_SPAIR, MOEGEMV_GU_DPRE)
+      s.dpre = 0;
       return s;
     }
     // The shape cannot take the streaming kernel (K lengths, shared memory): the classic one (the
     // diagnostic timeline, a register cap and the code-form knobs, asked for, stay; a mark point
     // becomes the PDL wait; the streaming down's default cap does not apply).
     const int timeline = c.timeline, maxreg = maxreg_set ? c.maxreg : 0, decode = c.decode,
-              bindex = c.bindex, carve = c.carve, spair = c.spair;
+              bindex = c.bindex, carve = c.carve, spair = c.spair, dpre = c.dpre;
     const int safter = gu ? c.safter : 0;  // gu_safter is the classic tiles'; dc_safter the stream's
     const int m1_split = c.m1_split;
     c = gu ? default_gate_up_config(key.h, key.k) : default_down_config(key.h, key.i, key.si, key.k);
@@ -234,6 +237,7 @@ KernelConfig kernel_config(const Key& key, const std::string& tune) {
     c.bindex = bindex;
     c.carve = carve;
     c.spair = spair;
+    c.dpre = dpre;
   }
   if (!c.stream) c.wstage = 0;  // the per-warp staging is the streaming down's
   if (gu && c.split) {

@@ -63,7 +63,9 @@ moegemv_status moegemv_gate_up(const moegemv_gate_up_args* args, void* stream, i
     if (!args) throw moegemv::ArgumentError("args", "a non-null moegemv_gate_up_args*", "NULL");
     moegemv::GateUpArgs a{MOEGEMV_T(x),   MOEGEMV_T(ids), MOEGEMV_T(w1),  MOEGEMV_T(w1_sf),
                           MOEGEMV_T(alpha), MOEGEMV_T(act), MOEGEMV_T(wsh), MOEGEMV_T(ssh),
-                          MOEGEMV_T(gssh), MOEGEMV_T(sact)};
+                          MOEGEMV_T(gssh), MOEGEMV_T(sact),
+                          {},  // the down-weight hint (C++ only: the C struct's layout stays)
+                          {},  {},             {}};
     moegemv::gate_up(a, static_cast<CUstream>(stream), moegemv::LaunchOptions{pdl != 0});
   });
 }

@@ -122,6 +122,49 @@ std::int64_t swizzled_scale_bytes(std::int64_t rows, std::int64_t cols) {
   return roundup(rows, 128) * roundup(cols / 16, 4);
 }
 
+namespace {
+
+// GateUpArgs' optional down weights (a prefetch hint): all empty, or the down's shapes for this
+// gate_up's E, H, I, SI (the shared ones empty when SI = 0).
+void check_down_hint(const GateUpArgs& a, std::int64_t e, std::int64_t h, std::int64_t i,
+                     std::int64_t si, GateUpParams& p) {
+  if (empty(a.down_w2)) {
+    for (auto [t, name] : {std::pair{&a.down_w2_sf, "down_w2_sf"}, {&a.down_wsd, "down_wsd"},
+                           {&a.down_ssd, "down_ssd"}})
+      if (!empty(*t))
+        throw ArgumentError(name, "an empty view when down_w2 is empty (no hint)", t->describe());
+    return;
+  }
+  Expect(a.down_w2, "down_w2")
+      .dtype(DType::kU8)
+      .shape({e, h, i / 2}, "[E, H, I/2] with w1's E, I and x's H")
+      .aligned(16);
+  Expect(a.down_w2_sf, "down_w2_sf")
+      .scale_bytes()
+      .numel(e * swizzled_scale_bytes(h, i), "E * roundup(H,128) * roundup(I/16,4)")
+      .aligned(16);
+  if (si > 0) {
+    Expect(a.down_wsd, "down_wsd")
+        .dtype(DType::kU8)
+        .shape({h, si / 2}, "[H, SI/2] with wsh's SI")
+        .aligned(16);
+    Expect(a.down_ssd, "down_ssd")
+        .scale_bytes()
+        .numel(swizzled_scale_bytes(h, si), "roundup(H,128) * roundup(SI/16,4)")
+        .aligned(16);
+  } else {
+    for (auto [t, name] : {std::pair{&a.down_wsd, "down_wsd"}, {&a.down_ssd, "down_ssd"}})
+      if (!empty(*t))
+        throw ArgumentError(name, "an empty view when wsh is empty (SI = 0)", t->describe());
+  }
+  p.dw2 = ptr<const unsigned char>(a.down_w2);
+  p.dw2_sf = ptr<const unsigned char>(a.down_w2_sf);
+  p.dwsd = ptr<const unsigned char>(a.down_wsd);
+  p.dssd = ptr<const unsigned char>(a.down_ssd);
+}
+
+}  // namespace
+
 GateUpLaunch validate(const GateUpArgs& a) {
   Expect(a.x, "x").dtype(DType::kBF16).rank(2, "bf16 [M, H]");
   Expect(a.ids, "ids").dtype(DType::kI32).rank(2, "i32 [M, K]");
@@ -188,6 +231,7 @@ GateUpLaunch validate(const GateUpArgs& a) {
   p.sact = ptr<unsigned short>(a.sact);
   p.m = static_cast<int>(m);
   p.e = static_cast<int>(e);
+  check_down_hint(a, e, h, i, si, p);
   return {key, p};
 }
 

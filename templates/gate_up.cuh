@@ -5,6 +5,7 @@
 // tiles (8 features, up to 8 tokens as mma columns). The warps of a CTA split H.
 #pragma once
 
+#include "gate_up_dpre.cuh"
 #include "gate_up_group.cuh"
 #include "gate_up_sums.cuh"
 #include "params.h"
@@ -186,6 +187,7 @@ __device__ __forceinline__ void gate_up_routed(const GateUpParams& p, int cta,
           e < 0 ? 0 : 0x7FC0;
     return;
   }
+  dpre_routed<1, H, I>(p, e, cta % (kTiles / T), kTiles / T);
   const unsigned char* w = p.w1 + static_cast<long long>(e) * (2 * I) * (H / 2);
   const unsigned char* sf = p.w1_sf + static_cast<long long>(e) * (2 * I / 128) * kKt * 512;
   const unsigned long long pol = ptx::evict_first_policy();
@@ -247,6 +249,7 @@ __device__ __forceinline__ void gate_up_routed(const GateUpParams& p, int cta,
     p.act[static_cast<long long>(pair) * I + routed_feature((tile + tt) * kTileFeatures + f)] =
         silu_mul_approx(sum_partials(part, W, f, tt), sum_partials(part, W, f + 8, tt), p.alpha[e]);
   }
+  dpre_routed<2, H, I>(p, e, cta % (kTiles / T), kTiles / T);
 }
 
 // SHX (kernel_config.h shx): at M = 1, 1 = x staged in shared memory, 2 = and the tile split.
@@ -257,6 +260,7 @@ __device__ __forceinline__ void gate_up_shared(const GateUpParams& p, int sidx,
   constexpr int kKt = ceil_div(H / 16, 4);
   const int chunks = ceil_div(p.m, kMaxCols);
   const int tile = sidx / chunks, chunk = sidx % chunks;  // tile-major: chunks share weights in L2
+  dpre_shared<1, H, SI>(p, tile, chunk);
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32, g = lane / 4, t = lane % 4;
   const int i = tile * kTileFeatures + g;
   const int up_row = SI + i, gate_row = i;  // ModelOpt [gate; up]
@@ -278,6 +282,7 @@ __device__ __forceinline__ void gate_up_shared(const GateUpParams& p, int sidx,
             sum_partials(part, W, f, n), sum_partials(part, W, f + 8, n), *p.gssh);
       }
     }
+    dpre_shared<2, H, SI>(p, tile, chunk);
   };
   auto finish_tile = [&](const float (&c)[4]) {
     store_partials(part, warp, g, t, c);

@@ -34,6 +34,11 @@ struct GateUpParams {
   unsigned short* sact;       // bf16 [M, SI]
   int m;                      // tokens
   int e;                      // routed experts (bounds only)
+  // The same layer's down weights, only asked of L2 (MOEGEMV_GU_DPRE); null: not passed.
+  const unsigned char* dw2;   // [E, H, I/2]
+  const unsigned char* dw2_sf;// e4m3, 128x4-swizzled per expert over [H, I/16]
+  const unsigned char* dwsd;  // [H, SI/2] (null without a shared expert)
+  const unsigned char* dssd;  // e4m3, 128x4-swizzled over [H, SI/16]
 };
 
 struct DownParams {
@@ -99,6 +104,23 @@ MOEGEMV_HD constexpr bool gate_up_two_tiles(int m, int k, int group_m) {
 MOEGEMV_HD constexpr int scale_feed_buffers(int ahead) { return ahead == 1 ? 1 : ahead + 1; }
 
 MOEGEMV_HD constexpr int ceil_div(int a, int b) { return (a + b - 1) / b; }
+
+// MOEGEMV_GU_DPRE (gate_up_dpre.cuh): share c of n of a block of `bytes` (a multiple of 16) that
+// one gate_up CTA asks L2 for: 16-byte aligned pieces, one per share, covering the block once; a
+// share past the block's end is empty (len 0).
+struct ByteShare {
+  long long off;
+  unsigned int len;
+};
+MOEGEMV_HD constexpr ByteShare gate_up_dpre_share(long long bytes, int c, int n) {
+  const long long piece = (bytes / 16 + n - 1) / n * 16, off = piece * c;
+  if (off >= bytes) return ByteShare{0, 0u};
+  return ByteShare{off, static_cast<unsigned int>(bytes - off < piece ? bytes - off : piece)};
+}
+// The bytes of one expert's block scales over [rows, cols] (128x4-swizzled; SPEC section 2).
+MOEGEMV_HD constexpr long long swizzled_block_bytes(int rows, int cols) {
+  return static_cast<long long>(ceil_div(rows, 128) * 128) * (ceil_div(cols / 16, 4) * 4);
+}
 
 // gate_up grid: routed tiles (M*K pairs x I/8 tiles, `tiles` per CTA) then shared tiles (SI/8
 // tiles x token chunks of kMaxCols), one CTA each.

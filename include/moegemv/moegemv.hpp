@@ -50,6 +50,10 @@ struct GateUpArgs {
   Tensor ssh;    ///< u8/e4m3 storage of roundup(2SI,128) * roundup(H/16,4) bytes
   Tensor gssh;   ///< f32 [1] (device memory)
   Tensor sact;   ///< bf16 [M, SI] (output)
+  /// Optional, a hint (empty views: none): the same layer's down weights, as DownCombineArgs'
+  /// w2, w2_sf, wsd, ssd. A gate_up built to (MOEGEMV_TUNE gu_dpre) asks L2 for them so that the
+  /// down_combine after it reads them from there; its results never depend on them.
+  Tensor down_w2, down_w2_sf, down_wsd, down_ssd;
 };
 
 /// down_combine (SPEC section 5).

@@ -76,6 +76,40 @@ TEST_CASE("valid arguments give the key", "[key][api]") {
   CHECK(gate_up_key(a).str() == "gate_up:256:128:0:4");
 }
 
+// gate_up's optional hint: the same layer's down weights (GateUpArgs::down_*, gu_dpre).
+TEST_CASE("gate_up's down-weight hint: empty, or the down's shapes", "[key][api]") {
+  const DownCombineArgs d = good_down();
+  auto with_hint = [&] {
+    auto a = good_gate_up();
+    a.down_w2 = d.w2, a.down_w2_sf = d.w2_sf, a.down_wsd = d.wsd, a.down_ssd = d.ssd;
+    return a;
+  };
+  CHECK(error_of(with_hint()) == "no error");
+  auto a = with_hint();
+  a.down_w2 = Tensor(d.w2.ptr, DType::kU8, {8, 256, 32});  // I = 64, not w1's 128
+  CHECK_THAT(error_of(a), Catch::StartsWith("down_w2 |") && Catch::Contains("[E, H, I/2]"));
+  a = with_hint();
+  a.down_w2 = Tensor(d.w2.ptr + 8, DType::kU8, {8, 256, 64});
+  CHECK_THAT(error_of(a), Catch::StartsWith("down_w2 |") && Catch::Contains("aligned to 16"));
+  a = with_hint();
+  a.down_w2_sf = Tensor(d.w2_sf.ptr, DType::kU8, {8 * 256 * 16});  // gate_up's scale size
+  CHECK_THAT(error_of(a), Catch::StartsWith("down_w2_sf |") && Catch::Contains("roundup"));
+  a = with_hint();
+  a.down_wsd = Tensor(d.wsd.ptr, DType::kU8, {256, 32});
+  CHECK_THAT(error_of(a), Catch::StartsWith("down_wsd |"));
+  a = with_hint();
+  a.down_ssd = Tensor();
+  CHECK_THAT(error_of(a), Catch::StartsWith("down_ssd |"));
+  a = with_hint();
+  a.down_w2 = Tensor();  // the rest without the weights: a half-passed hint is an error
+  CHECK_THAT(error_of(a), Catch::StartsWith("down_w2_sf |") && Catch::Contains("down_w2 is empty"));
+  a = with_hint();  // no shared expert: the shared down's hint must be empty too
+  a.wsh = a.ssh = a.gssh = a.sact = Tensor();
+  CHECK_THAT(error_of(a), Catch::StartsWith("down_wsd |") && Catch::Contains("SI = 0"));
+  a.down_wsd = a.down_ssd = Tensor();
+  CHECK(error_of(a) == "no error");
+}
+
 TEST_CASE("gate_up validation names the bad argument", "[key][api]") {
   auto a = good_gate_up();
   a.x.dtype = DType::kF32;

@@ -1,0 +1,99 @@
+// gate_up's ask of the down's weights (MOEGEMV_GU_DPRE, gu_dpre=1|2; session 39, opt-in): the
+// shares its CTAs ask L2 for, the knob's define and where it applies, and that the kernels compile
+// without spills. Results never depend on it; `MOEGEMV_TUNE=gu_dpre=1 moegemv check` runs it.
+#include <catch2/catch.hpp>
+
+#include <string>
+#include <vector>
+
+#include "jit/codegen.hpp"
+#include "jit/nvrtc.hpp"
+#include "moegemv/errors.hpp"
+#include "templates/params.h"
+
+namespace {
+
+using namespace moegemv;
+
+const Key kQwenNext{Kind::kGateUp, 2048, 512, 512, 10};
+const Key kDeepSeek{Kind::kGateUp, 7168, 2048, 2048, 8};
+
+}  // namespace
+
+TEST_CASE("gu_dpre's shares cover a block once in 16-byte aligned pieces", "[codegen]") {
+  // Blocks of the presets' down (weights H * LEN / 2, scales) and odd ones; shares per block.
+  for (const long long bytes : {16LL, 48LL, 4096LL, 1LL << 19, 2048LL * 256 + 16 * 7,
+                                swizzled_block_bytes(2048, 512), swizzled_block_bytes(7168, 2048),
+                                swizzled_block_bytes(5120, 1536)}) {
+    for (const int n : {1, 2, 3, 7, 64, 96, 192, 256, 1000}) {
+      INFO("bytes " << bytes << ", shares " << n);
+      long long next = 0;  // the shares, in order, tile [0, bytes) without gaps or overlaps
+      for (int c = 0; c < n; ++c) {
+        const ByteShare s = gate_up_dpre_share(bytes, c, n);
+        if (s.len == 0) continue;
+        CHECK(s.off == next);
+        CHECK(s.off % 16 == 0);
+        CHECK(s.len % 16 == 0);
+        next = s.off + s.len;
+      }
+      CHECK(next == bytes);
+    }
+  }
+  // A share past the end is empty; the pieces are as even as 16 bytes allow.
+  CHECK(gate_up_dpre_share(48, 5, 8).len == 0u);
+  CHECK(gate_up_dpre_share(2048LL * 256, 0, 64).len == 8192u);
+  CHECK(swizzled_block_bytes(2048, 512) == 2048 * 32);
+  CHECK(swizzled_block_bytes(200, 96) == 256 * 8);  // rows to 128, K atoms to 4 columns
+}
+
+TEST_CASE("gu_dpre: its define, where it applies, and its errors", "[codegen]") {
+  CHECK(jit::kernel_config(kQwenNext, "").dpre == 0);
+  CHECK(jit::generate_source(kQwenNext, "sm_90", "").find("MOEGEMV_GU_DPRE") == std::string::npos);
+  for (const int form : {1, 2}) {
+    const std::string tune = "gu_dpre=" + std::to_string(form);
+    INFO(tune);
+    CHECK(jit::kernel_config(kQwenNext, tune).dpre == form);
+    CHECK(jit::generate_source(kQwenNext, "sm_90", tune)
+              .find("#define MOEGEMV_GU_DPRE " + std::to_string(form)) != std::string::npos);
+    CHECK(jit::kernel_config(kDeepSeek, tune).dpre == form);  // the split tile's kernels too
+  }
+  // The streaming gate_up does not take it; a stream that cannot be falls back and keeps it.
+  CHECK(jit::kernel_config(kQwenNext, "gu_dpre=1,gu_stream=1").dpre == 0);
+  CHECK(jit::generate_source(kQwenNext, "sm_90", "gu_dpre=1,gu_stream=1").find("MOEGEMV_GU_DPRE") ==
+        std::string::npos);
+  CHECK(jit::kernel_config(kDeepSeek, "gu_stream=1,gu_warps=32,gu_dpre=2").stream == 0);
+  CHECK(jit::kernel_config(kDeepSeek, "gu_stream=1,gu_warps=32,gu_dpre=2").dpre == 2);
+  CHECK_THROWS_AS(jit::kernel_config(kQwenNext, "gu_dpre=3"), ArgumentError);
+  CHECK_THROWS_AS(jit::kernel_config(Key{Kind::kDownCombine, 2048, 512, 512, 10}, "dc_dpre=1"),
+                  ArgumentError);
+}
+
+// Each function's spill-store bytes, in the order of the NVRTC log.
+std::vector<long> spill_stores(const std::string& log) {
+  std::vector<long> bytes;
+  for (std::size_t at = 0; (at = log.find(" bytes spill stores", at)) != std::string::npos; ++at) {
+    const auto number = log.rfind(' ', at - 1) + 1;
+    bytes.push_back(std::stol(log.substr(number, at - number)));
+  }
+  return bytes;
+}
+
+TEST_CASE("gu_dpre's kernels compile, spilling no more than the default's", "[nvrtc]") {
+  // (The default M = 1 kernel of Qwen3-Next's shape spills 20 bytes at 6 CTAs/SM: v59-v61.)
+  for (const Key& key : {kQwenNext, kDeepSeek}) {
+    auto compile = [&](const char* tune) {
+      return jit::compile(jit::generate_source(key, "sm_90", tune), key.str(), "sm_90",
+                          jit::compile_options("sm_90"));
+    };
+    const std::vector<long> base = spill_stores(compile("").log);
+    REQUIRE_FALSE(base.empty());
+    for (const char* tune : {"gu_dpre=1", "gu_dpre=2"}) {
+      INFO(key.str() << " " << tune);
+      const auto out = compile(tune);
+      CHECK_FALSE(out.cubin.empty());
+      const std::vector<long> spills = spill_stores(out.log);
+      REQUIRE(spills.size() == base.size());
+      for (std::size_t f = 0; f < spills.size(); ++f) CHECK(spills[f] <= base[f]);
+    }
+  }
+}

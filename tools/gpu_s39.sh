@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Session 39's device plan (build: main with gu_dpre, `make gpubin`; .gpubin/moegemv_v61 is the
+# build before it; carry [".gpubin"]). The card is printed first: compare numbers only within a
+# call.
+#   P  gu_dpre (gate_up's CTAs ask L2 for their share of the down's weights: 1 at the CTA's start,
+#      2 at its end) against the default, mirrored n P1 P2 P22 P12 n2 on Qwen3-Next, Qwen3.5-35B,
+#      Qwen3-30B at M = 1, 2; then `moegemv check` of Qwen3-Next's shape (M = 1, 3, seed 39) with
+#      the default and both forms, the lines compared (a prefetch changes no result).
+#   d  by the card: an H200 runs b P O t r (b: the closing bench through gpu_s32.sh), any other
+#      card P.
+#   Any other letter goes to gpu_s38.sh.
+set -u
+dir=$(dirname "$0")
+source "$dir/gpu_steps.sh"
+by_card d "b P O t r" "P" "$@"
+check_dpre() {  # check_dpre NAME TUNE: the check's PASS / FAIL lines into check_NAME.lines
+  MOEGEMV_SEED=39 MOEGEMV_TUNE="$2" MOEGEMV_CACHE_DIR=/tmp/cache_cd_$1 timeout 60 \
+    .gpubin/moegemv check --shape 2048:512:512:10 --m 1,3 --e 16 --replays 1 \
+    > "$out/check_$1.log" 2>&1; echo "check $1 rc=$?"
+  grep -aE "^(PASS|FAIL)" "$out/check_$1.log" > "$out/check_$1.lines"
+}
+for letter in "${letters[@]}"; do
+  case $letter in
+    P) step dpre 150 abr "n: P1:gu_dpre=1 P2:gu_dpre=2 P22:gu_dpre=2 P12:gu_dpre=1 n2:" \
+         qwen3-next,qwen3.5-35b,qwen3-30b 1,2 " gate_up | down |pair" dpre.txt
+       step check 60 eval 'for v in n:"" P1:gu_dpre=1 P2:gu_dpre=2; do check_dpre "${v%%:*}" "${v#*:}"; done
+         cut -c1-100 "$out/check_n.lines" | head -8
+         for v in P1 P2; do cmp -s "$out/check_n.lines" "$out/check_$v.lines" \
+           && echo "$v: the default'"'"'s lines" || echo "$v: lines DIFFER"; done' ;;
+    *) LIMIT="$(left)" bash "$dir/gpu_s38.sh" "$letter" ;;
+  esac
+done
+echo "call done at ${SECONDS} s"
