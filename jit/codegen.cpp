@@ -116,6 +116,7 @@ std::string timeline_scope(const KernelConfig& c) {
 KernelConfig kernel_config(const Key& key, const std::string& tune) {
   const bool gu = key.kind == Kind::kGateUp;
   KernelConfig c = gu ? default_gate_up_config(key.h, key.k) : default_down_config(key.h, key.i, key.si, key.k);
+  if (gu) c.dpre = gate_up_dpre_default(key.h, key.i, key.si, key.k);  // v62
   bool pipe_set = false, warps_set = false, stream_set = false, split_set = false, minb_set = false,
        maxreg_set = false, group_set = false, decode_set = false, safter_set = false;
   M1Asked m1_asked;

@@ -32,6 +32,10 @@ void gate_up(const GateUpArgs& args, CUstream stream, const LaunchOptions& optio
   auto kernel = detail::kernel_for(launch.key, driver::stream_is_capturing(stream));
   const Key& k = launch.key;
   const int m = launch.params.m;
+  if (m > kGateUpDpreMaxM) {  // the down-weight hint is used at M = 1 only (defaults.h, v62)
+    launch.params.dw2 = launch.params.dw2_sf = nullptr;
+    launch.params.dwsd = launch.params.dssd = nullptr;
+  }
   const bool many = kernel->many_token != nullptr && gate_up_two_tiles(m, k.k, kernel->many_token_min_m);
   const int ctas = kernel->x_slots > 0
                        ? std::min(gate_up_stream_units(m, k.k, k.i, k.si, kernel->x_slots),

@@ -159,6 +159,28 @@ MOEGEMV_HD constexpr int gate_up_m1_split_min_blocks(int h, int ctas, int warps,
                      ctas <= kGateUpM1RoomyMinBlocks * kGateUpM1WaveSms;
   return roomy ? kGateUpM1RoomyMinBlocks : kGateUpM1OneWaveMinBlocks;
 }
+// v62 (session 39, an H100, MOEGEMV_TUNE=gu_dpre=2, mirrored, two calls): gate_up's CTAs ask L2
+// for their share of the down's weights at their end (gate_up_dpre.cuh) where one token's down
+// block (K experts' and the shared expert's weights and scales) is at most 8 MiB, and at M = 1
+// only (the launch passes the hint on at M <= kGateUpDpreMaxM). At M=1 the pair with PDL:
+// Qwen3-Next -2.9% (both calls), Qwen3.5-35B -2.2 / -3.2%, Qwen3-30B -0.7% (5.3-7.1 MB); gate_up
+// alone +2..+8% (the down's bytes now in its window). At M=2 the same shapes +3.4..+7.4%;
+// DeepSeek-V3, GLM-4.5, Llama-4 (35-66 MB a token, beyond what L2 keeps) +13..+18% at M=1. At the
+// CTA's start (form 1) +10..+13% at M=1: gate_up's own loads queue behind the prefetches.
+constexpr int kGateUpDpreDefaultForm = 2;
+constexpr long long kGateUpDpreMaxBytes = 8LL << 20;
+constexpr int kGateUpDpreMaxM = 1;
+// One down block's bytes: rows x len/2 of weights and their 128x4-swizzled scales.
+MOEGEMV_HD constexpr long long down_block_bytes(int rows, int len) {
+  return static_cast<long long>(rows) * (len / 2) +
+         static_cast<long long>((rows + 127) / 128 * 128) * ((len / 16 + 3) / 4 * 4);
+}
+MOEGEMV_HD constexpr long long down_token_bytes(int h, int i, int si, int k) {
+  return k * down_block_bytes(h, i) + (si > 0 ? down_block_bytes(h, si) : 0);
+}
+MOEGEMV_HD constexpr int gate_up_dpre_default(int h, int i, int si, int k) {
+  return down_token_bytes(h, i, si, k) <= kGateUpDpreMaxBytes ? kGateUpDpreDefaultForm : 0;
+}
 MOEGEMV_HD constexpr KernelConfig default_gate_up_config(int h, int k) {
   KernelConfig c{};  // fields not named here are 0
   c.decode = kDecodeDefault;

@@ -1,8 +1,8 @@
-// MOEGEMV_GU_DPRE (kernel_config.h; session 39, opt-in): a gate_up CTA asks L2 for its share of
-// the same layer's down weights and block scales (one bulk prefetch of each, thread 0), so that
-// down_combine's copies, which start as gate_up's CTAs leave, find them there. Nothing waits for
-// the prefetches and nothing reads them here; where the caller passed no down weights (dw2 null)
-// nothing is asked.
+// MOEGEMV_GU_DPRE (kernel_config.h; session 39; v62 where defaults.h says): a gate_up CTA asks
+// L2 for its share of the same layer's down weights and block scales (one bulk prefetch of each,
+// thread 0), so that down_combine's copies, which start as gate_up's CTAs leave, find them there.
+// Nothing waits for the prefetches and nothing reads them here; where the caller passed no down
+// weights (dw2 null) nothing is asked.
 #pragma once
 
 #include "params.h"

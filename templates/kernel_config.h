@@ -125,10 +125,11 @@
 #define MOEGEMV_GU_SPAIR 0
 #endif
 
-// MOEGEMV_GU_DPRE (session 39, opt-in): gate_up's CTAs ask L2 (one bulk prefetch each) for a share
+// MOEGEMV_GU_DPRE (session 39): gate_up's CTAs ask L2 (one bulk prefetch each) for a share
 // of the same layer's down weights and scales, where the caller passed them (GateUpArgs' down_*;
 // GateUpParams::dw2 non-null), so that down_combine's copies hit L2: 1 = at the CTA's start
-// (routed: after its ids load), 2 = at its end (after its output is stored); 0 = none.
+// (routed: after its ids load), 2 = at its end (after its output is stored); 0 = none. The
+// launch passes the hint on at M <= kGateUpDpreMaxM only; v62's default: defaults.h.
 #ifndef MOEGEMV_GU_DPRE
 #define MOEGEMV_GU_DPRE 0
 #endif

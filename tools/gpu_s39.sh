@@ -6,6 +6,9 @@
 #      2 at its end) against the default, mirrored n P1 P2 P22 P12 n2 on Qwen3-Next, Qwen3.5-35B,
 #      Qwen3-30B at M = 1, 2; then `moegemv check` of Qwen3-Next's shape (M = 1, 3, seed 39) with
 #      the default and both forms, the lines compared (a prefetch changes no result).
+#   V  v62 (the build: gu_dpre=2 by default where one token's down block is <= 8 MiB, at M = 1)
+#      against v61 (.gpubin/moegemv_v61), mirrored o n n2 o2 on Qwen3-Next, Qwen3.5-35B,
+#      Qwen3-30B, GLM-4.5 at M = 1, 2; then its check_keys and the [gpu] tests.
 #   d  by the card: an H200 runs b P O t r (b: the closing bench through gpu_s32.sh), any other
 #      card P.
 #   Any other letter goes to gpu_s38.sh.
@@ -27,6 +30,10 @@ for letter in "${letters[@]}"; do
          cut -c1-100 "$out/check_n.lines" | head -8
          for v in P1 P2; do cmp -s "$out/check_n.lines" "$out/check_$v.lines" \
            && echo "$v: the default'"'"'s lines" || echo "$v: lines DIFFER"; done' ;;
+    V) step v62 150 abr "o@moegemv_v61: n: n2: o2@moegemv_v61:" \
+         qwen3-next,qwen3.5-35b,qwen3-30b,glm-4.5 1,2 " gate_up | down |pair" v62.txt
+       step check 70 check_keys v62 ""
+       step tests 60 gpu_tests v62 ;;
     *) LIMIT="$(left)" bash "$dir/gpu_s38.sh" "$letter" ;;
   esac
 done

@@ -46,9 +46,33 @@ TEST_CASE("gu_dpre's shares cover a block once in 16-byte aligned pieces", "[cod
   CHECK(swizzled_block_bytes(200, 96) == 256 * 8);  // rows to 128, K atoms to 4 columns
 }
 
+TEST_CASE("gu_dpre by default (v62): where one token's down block is at most 8 MiB", "[codegen]") {
+  // Qwen3-Next: 10 experts' and the shared expert's [2048, 256] bytes and [2048, 32] scales.
+  CHECK(down_token_bytes(2048, 512, 512, 10) == 11LL * (2048 * 256 + 2048 * 32));
+  CHECK(down_block_bytes(200, 96) == 200 * 48 + 256 * 8);
+  struct Case {
+    Key key;
+    int dpre;
+  };
+  for (const Case& c : {Case{kQwenNext, 2}, Case{Key{Kind::kGateUp, 2048, 512, 512, 8}, 2},
+                        Case{Key{Kind::kGateUp, 2048, 768, 0, 8}, 2},           // Qwen3-30B: 7.1 MB
+                        Case{Key{Kind::kGateUp, 2048, 1408, 5632, 4}, 0},       // Qwen2-MoE: 12.9 MB
+                        Case{Key{Kind::kGateUp, 5120, 1536, 1536, 8}, 0},       // GLM-4.5
+                        Case{Key{Kind::kGateUp, 5120, 8192, 8192, 1}, 0}, Case{kDeepSeek, 0}}) {
+    INFO(c.key.str());
+    CHECK(jit::kernel_config(c.key, "").dpre == c.dpre);
+    CHECK((jit::generate_source(c.key, "sm_90", "").find("#define MOEGEMV_GU_DPRE 2") !=
+           std::string::npos) == (c.dpre == 2));
+  }
+  CHECK(down_token_bytes(2048, 768, 0, 8) <= kGateUpDpreMaxBytes);
+  CHECK(down_token_bytes(2048, 1408, 5632, 4) > kGateUpDpreMaxBytes);
+  CHECK(kGateUpDpreMaxM == 1);  // the launch drops the hint from M = 2 on (runtime/api.cpp)
+}
+
 TEST_CASE("gu_dpre: its define, where it applies, and its errors", "[codegen]") {
-  CHECK(jit::kernel_config(kQwenNext, "").dpre == 0);
-  CHECK(jit::generate_source(kQwenNext, "sm_90", "").find("MOEGEMV_GU_DPRE") == std::string::npos);
+  CHECK(jit::kernel_config(kQwenNext, "gu_dpre=0").dpre == 0);
+  CHECK(jit::generate_source(kQwenNext, "sm_90", "gu_dpre=0").find("MOEGEMV_GU_DPRE") ==
+        std::string::npos);
   for (const int form : {1, 2}) {
     const std::string tune = "gu_dpre=" + std::to_string(form);
     INFO(tune);
