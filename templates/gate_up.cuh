@@ -155,7 +155,8 @@ __device__ __forceinline__ void gate_up_routed_split(const unsigned char* w, con
   store_split_partials(part, warp, 1, g, t, c1, T - 1);
 }
 
-template <int H, int I, int SI, int K, int W, int PIPE, bool DIRECT, int RING, bool SPLIT, int T>
+template <int H, int I, int SI, int K, int W, int PIPE, bool DIRECT, int RING, bool SPLIT, int T,
+          int DPRE>
 __device__ __forceinline__ void gate_up_routed(const GateUpParams& p, int cta,
                                                unsigned char* smem) {
   static_assert(!(RING && DIRECT), "the ring reads x from shared memory");
@@ -187,7 +188,7 @@ __device__ __forceinline__ void gate_up_routed(const GateUpParams& p, int cta,
           e < 0 ? 0 : 0x7FC0;
     return;
   }
-  dpre_routed<1, H, I>(p, e, cta % (kTiles / T), kTiles / T);
+  dpre_routed<DPRE, 1, H, I>(p, e, cta % (kTiles / T), kTiles / T);
   const unsigned char* w = p.w1 + static_cast<long long>(e) * (2 * I) * (H / 2);
   const unsigned char* sf = p.w1_sf + static_cast<long long>(e) * (2 * I / 128) * kKt * 512;
   const unsigned long long pol = ptx::evict_first_policy();
@@ -249,18 +250,18 @@ __device__ __forceinline__ void gate_up_routed(const GateUpParams& p, int cta,
     p.act[static_cast<long long>(pair) * I + routed_feature((tile + tt) * kTileFeatures + f)] =
         silu_mul_approx(sum_partials(part, W, f, tt), sum_partials(part, W, f + 8, tt), p.alpha[e]);
   }
-  dpre_routed<2, H, I>(p, e, cta % (kTiles / T), kTiles / T);
+  dpre_routed<DPRE, 2, H, I>(p, e, cta % (kTiles / T), kTiles / T);
 }
 
 // SHX (kernel_config.h shx): at M = 1, 1 = x staged in shared memory, 2 = and the tile split.
-template <int H, int I, int SI, int K, int W, int PIPE, bool DIRECT, bool SPLIT, int SHX>
+template <int H, int I, int SI, int K, int W, int PIPE, bool DIRECT, bool SPLIT, int SHX, int DPRE>
 __device__ __forceinline__ void gate_up_shared(const GateUpParams& p, int sidx,
                                                unsigned char* smem) {
   constexpr int kTiles = SI / kTileFeatures;
   constexpr int kKt = ceil_div(H / 16, 4);
   const int chunks = ceil_div(p.m, kMaxCols);
   const int tile = sidx / chunks, chunk = sidx % chunks;  // tile-major: chunks share weights in L2
-  dpre_shared<1, H, SI>(p, tile, chunk);
+  dpre_shared<DPRE, 1, H, SI>(p, tile, chunk);
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32, g = lane / 4, t = lane % 4;
   const int i = tile * kTileFeatures + g;
   const int up_row = SI + i, gate_row = i;  // ModelOpt [gate; up]
@@ -282,7 +283,7 @@ __device__ __forceinline__ void gate_up_shared(const GateUpParams& p, int sidx,
             sum_partials(part, W, f, n), sum_partials(part, W, f + 8, n), *p.gssh);
       }
     }
-    dpre_shared<2, H, SI>(p, tile, chunk);
+    dpre_shared<DPRE, 2, H, SI>(p, tile, chunk);
   };
   auto finish_tile = [&](const float (&c)[4]) {
     store_partials(part, warp, g, t, c);
@@ -375,8 +376,9 @@ __device__ __forceinline__ void gate_up_shared(const GateUpParams& p, int sidx,
 // SHX: the shared expert's tiles at M = 1 (gate_up_shared), chosen per kernel by the generator.
 // TILES: 8-feature tiles per routed CTA (2: with SPLIT only; the module's second kernel for M >=
 // MOEGEMV_GU_GROUP, whose grouped CTAs then scan ids and leave half as often: session 13).
+// DPRE: the down-weight prefetch's form (gate_up_dpre.cuh; the kernel run at M = 1 only).
 template <int H, int I, int SI, int K, int W, int PIPE, bool DIRECT, bool L2, int RING, bool SPLIT,
-          int SHX, int TILES = 1>
+          int SHX, int TILES = 1, int DPRE = 0>
 __device__ __forceinline__ void gate_up(const GateUpParams& p) {
   static_assert(H % 64 == 0 && I % 64 == 0 && SI % 64 == 0, "SPEC: multiples of 64");
   extern __shared__ __align__(16) unsigned char smem[];
@@ -389,11 +391,11 @@ __device__ __forceinline__ void gate_up(const GateUpParams& p) {
     b = b < shared ? routed + b : b - shared;
   }
   if (b < routed) {
-    gate_up_routed<H, I, SI, K, W, PIPE, DIRECT, RING, SPLIT, TILES>(p, b, smem);
+    gate_up_routed<H, I, SI, K, W, PIPE, DIRECT, RING, SPLIT, TILES, DPRE>(p, b, smem);
   } else if constexpr (SI > 0) {
     // Shared tiles keep the register ring (B differs per lane: up to 8 tokens); with RING the
     // routed PIPE is a shared-memory depth, too deep for registers, so they use 2 steps.
-    gate_up_shared<H, I, SI, K, W, RING ? 2 : PIPE, DIRECT, SPLIT, SHX>(p, b - routed, smem);
+    gate_up_shared<H, I, SI, K, W, RING ? 2 : PIPE, DIRECT, SPLIT, SHX, DPRE>(p, b - routed, smem);
   }
 }
 

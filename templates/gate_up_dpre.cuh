@@ -1,4 +1,5 @@
-// MOEGEMV_GU_DPRE (kernel_config.h; session 39; v62 where defaults.h says): a gate_up CTA asks
+// gate_up's DPRE (session 39; v62 where defaults.h says; the generator gives it to the kernel that
+// runs at M = 1 only, and the launch passes the hint on at M = 1 only): a gate_up CTA asks
 // L2 for its share of the same layer's down weights and block scales (one bulk prefetch of each,
 // thread 0), so that down_combine's copies, which start as gate_up's CTAs leave, find them there.
 // Nothing waits for the prefetches and nothing reads them here; where the caller passed no down
@@ -21,19 +22,21 @@ __device__ __forceinline__ void dpre_block(const unsigned char* w, const unsigne
   if (b.len != 0) ptx::prefetch_l2(sf + b.off, b.len);
 }
 
-// A routed CTA (share c of its pair's n CTAs): expert e's down block. WHEN: MOEGEMV_GU_DPRE's
-// form this call site stands for (1: the CTA's start, 2: its end).
-template <int WHEN, int H, int I>
+// A routed CTA (share c of its pair's n CTAs): expert e's down block. DPRE: the kernel's form (0:
+// none, 1: at the CTA's start, 2: at its end); WHEN: the form this call site stands for.
+template <int DPRE, int WHEN, int H, int I>
 __device__ __forceinline__ void dpre_routed(const GateUpParams& p, int e, int c, int n) {
-  if (MOEGEMV_GU_DPRE != WHEN || p.dw2 == nullptr || threadIdx.x != 0) return;
+  if constexpr (DPRE != WHEN) return;
+  if (p.dw2 == nullptr || threadIdx.x != 0) return;
   dpre_block<H, I>(p.dw2 + static_cast<long long>(e) * H * (I / 2),
                    p.dw2_sf + e * swizzled_block_bytes(H, I), c, n);
 }
 
 // A shared-expert CTA of the first token chunk (share `tile` of SI / 8): the shared down block.
-template <int WHEN, int H, int SI>
+template <int DPRE, int WHEN, int H, int SI>
 __device__ __forceinline__ void dpre_shared(const GateUpParams& p, int tile, int chunk) {
-  if (MOEGEMV_GU_DPRE != WHEN || p.dwsd == nullptr || chunk != 0 || threadIdx.x != 0) return;
+  if constexpr (DPRE != WHEN) return;
+  if (p.dwsd == nullptr || chunk != 0 || threadIdx.x != 0) return;
   dpre_block<H, SI>(p.dwsd, p.dssd, tile, SI / kTileFeatures);
 }
 

@@ -125,15 +125,6 @@
 #define MOEGEMV_GU_SPAIR 0
 #endif
 
-// MOEGEMV_GU_DPRE (session 39): gate_up's CTAs ask L2 (one bulk prefetch each) for a share
-// of the same layer's down weights and scales, where the caller passed them (GateUpArgs' down_*;
-// GateUpParams::dw2 non-null), so that down_combine's copies hit L2: 1 = at the CTA's start
-// (routed: after its ids load), 2 = at its end (after its output is stored); 0 = none. The
-// launch passes the hint on at M <= kGateUpDpreMaxM only; v62's default: defaults.h.
-#ifndef MOEGEMV_GU_DPRE
-#define MOEGEMV_GU_DPRE 0
-#endif
-
 namespace moegemv {
 
 constexpr int kDecodeFormMax = 3;  // MOEGEMV_DECODE's forms: 0..kDecodeFormMax
@@ -206,7 +197,9 @@ struct KernelConfig {
   int safter;      // 1 = block scales applied after the mma: the streaming down (MOEGEMV_DC_SAFTER),
                    // gate_up's routed split tile (MOEGEMV_GU_SAFTER)
   int spair;       // gate_up's routed tiles: 1 = features paired by scale sector (MOEGEMV_GU_SPAIR)
-  int dpre;        // classic gate_up: the down's weights asked of L2 (MOEGEMV_GU_DPRE); 0: none
+  int dpre;        // classic gate_up, the kernel run at M = 1: its CTAs ask L2 for the down's
+                   // weights passed as a hint, 1 at their start, 2 at their end (gate_up_dpre.cuh,
+                   // gate_up's DPRE; v62's default: defaults.h); 0: none
   int carve;       // 0: the driver's L1/shared split; P + 1: a preferred carveout of P percent
                    // shared (gu_|dc_carve=P, set on the loaded functions; a hint, no source change)
 };

@@ -34,7 +34,7 @@ struct GateUpParams {
   unsigned short* sact;       // bf16 [M, SI]
   int m;                      // tokens
   int e;                      // routed experts (bounds only)
-  // The same layer's down weights, only asked of L2 (MOEGEMV_GU_DPRE); null: not passed.
+  // The same layer's down weights, only asked of L2 (gate_up_dpre.cuh); null: not passed.
   const unsigned char* dw2;   // [E, H, I/2]
   const unsigned char* dw2_sf;// e4m3, 128x4-swizzled per expert over [H, I/16]
   const unsigned char* dwsd;  // [H, SI/2] (null without a shared expert)
@@ -105,7 +105,7 @@ MOEGEMV_HD constexpr int scale_feed_buffers(int ahead) { return ahead == 1 ? 1 :
 
 MOEGEMV_HD constexpr int ceil_div(int a, int b) { return (a + b - 1) / b; }
 
-// MOEGEMV_GU_DPRE (gate_up_dpre.cuh): share c of n of a block of `bytes` (a multiple of 16) that
+// gate_up's DPRE (gate_up_dpre.cuh): share c of n of a block of `bytes` (a multiple of 16) that
 // one gate_up CTA asks L2 for: 16-byte aligned pieces, one per share, covering the block once; a
 // share past the block's end is empty (len 0).
 struct ByteShare {

@@ -1,8 +1,8 @@
-// gate_up's ask of the down's weights (MOEGEMV_GU_DPRE, gu_dpre=1|2; session 39, opt-in): the
-// shares its CTAs ask L2 for, the knob's define and where it applies, and that the kernels compile
-// without spills. Results never depend on it; `MOEGEMV_TUNE=gu_dpre=1 moegemv check` runs it.
+// gate_up's ask of the down's weights (gate_up_dpre.cuh, gu_dpre=1|2; session 39, v62): the
+// shares its CTAs ask L2 for, the default's rule, which kernel of a module takes it, and that the
+// kernels compile spilling no more than without it. Results never depend on it;
+// `MOEGEMV_TUNE=gu_dpre=1 moegemv check` runs it.
 #include <catch2/catch.hpp>
-
 #include <string>
 #include <vector>
 
@@ -18,13 +18,25 @@ using namespace moegemv;
 const Key kQwenNext{Kind::kGateUp, 2048, 512, 512, 10};
 const Key kDeepSeek{Kind::kGateUp, 7168, 2048, 2048, 8};
 
+// The template arguments' tail of the kernel `name` in a generated source ("" if absent): the
+// M = 1 kernel's ends in ", TILES, DPRE" where it takes the prefetch.
+std::string kernel_call(const std::string& source, const std::string& name) {
+  const auto at = source.find(name + "(");
+  if (at == std::string::npos) return "";
+  const auto open = source.find("moegemv::gate_up<", at), close = source.find(">(p)", open);
+  return source.substr(open, close - open + 1);
+}
+bool ends_with(const std::string& s, const std::string& tail) {
+  return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
+}
+
 }  // namespace
 
 TEST_CASE("gu_dpre's shares cover a block once in 16-byte aligned pieces", "[codegen]") {
   // Blocks of the presets' down (weights H * LEN / 2, scales) and odd ones; shares per block.
-  for (const long long bytes : {16LL, 48LL, 4096LL, 1LL << 19, 2048LL * 256 + 16 * 7,
-                                swizzled_block_bytes(2048, 512), swizzled_block_bytes(7168, 2048),
-                                swizzled_block_bytes(5120, 1536)}) {
+  for (const long long bytes :
+       {16LL, 48LL, 4096LL, 1LL << 19, 2048LL * 256 + 16 * 7, swizzled_block_bytes(2048, 512),
+        swizzled_block_bytes(7168, 2048), swizzled_block_bytes(5120, 1536)}) {
     for (const int n : {1, 2, 3, 7, 64, 96, 192, 256, 1000}) {
       INFO("bytes " << bytes << ", shares " << n);
       long long next = 0;  // the shares, in order, tile [0, bytes) without gaps or overlaps
@@ -55,36 +67,45 @@ TEST_CASE("gu_dpre by default (v62): where one token's down block is at most 8 M
     int dpre;
   };
   for (const Case& c : {Case{kQwenNext, 2}, Case{Key{Kind::kGateUp, 2048, 512, 512, 8}, 2},
-                        Case{Key{Kind::kGateUp, 2048, 768, 0, 8}, 2},           // Qwen3-30B: 7.1 MB
-                        Case{Key{Kind::kGateUp, 2048, 1408, 5632, 4}, 0},       // Qwen2-MoE: 12.9 MB
-                        Case{Key{Kind::kGateUp, 5120, 1536, 1536, 8}, 0},       // GLM-4.5
+                        Case{Key{Kind::kGateUp, 2048, 768, 0, 8}, 2},      // Qwen3-30B: 7.1 MB
+                        Case{Key{Kind::kGateUp, 2048, 1408, 5632, 4}, 0},  // Qwen2-MoE: 12.9 MB
+                        Case{Key{Kind::kGateUp, 5120, 1536, 1536, 8}, 0},  // GLM-4.5
                         Case{Key{Kind::kGateUp, 5120, 8192, 8192, 1}, 0}, Case{kDeepSeek, 0}}) {
     INFO(c.key.str());
     CHECK(jit::kernel_config(c.key, "").dpre == c.dpre);
-    CHECK((jit::generate_source(c.key, "sm_90", "").find("#define MOEGEMV_GU_DPRE 2") !=
-           std::string::npos) == (c.dpre == 2));
+    const std::string source = jit::generate_source(c.key, "sm_90", "");
+    // Only the M = 1 kernel takes it (present but unused at M >= 2, it cost gate_up there).
+    CHECK(ends_with(kernel_call(source, jit::single_token_kernel_name(c.key)), ", 1, 2>") ==
+          (c.dpre == 2));
+    CHECK_FALSE(ends_with(kernel_call(source, jit::kernel_name(c.key)), ", 1, 2>"));
   }
   CHECK(down_token_bytes(2048, 768, 0, 8) <= kGateUpDpreMaxBytes);
   CHECK(down_token_bytes(2048, 1408, 5632, 4) > kGateUpDpreMaxBytes);
   CHECK(kGateUpDpreMaxM == 1);  // the launch drops the hint from M = 2 on (runtime/api.cpp)
 }
 
-TEST_CASE("gu_dpre: its define, where it applies, and its errors", "[codegen]") {
-  CHECK(jit::kernel_config(kQwenNext, "gu_dpre=0").dpre == 0);
-  CHECK(jit::generate_source(kQwenNext, "sm_90", "gu_dpre=0").find("MOEGEMV_GU_DPRE") ==
-        std::string::npos);
+TEST_CASE("gu_dpre: which kernel takes it, and its errors", "[codegen]") {
+  const std::string none = jit::generate_source(kQwenNext, "sm_90", "gu_dpre=0");
+  CHECK(ends_with(kernel_call(none, jit::single_token_kernel_name(kQwenNext)), ", 2>"));  // SHX
+  CHECK(none.find("MOEGEMV_GU_DPRE") == std::string::npos);
   for (const int form : {1, 2}) {
-    const std::string tune = "gu_dpre=" + std::to_string(form);
+    const std::string tune = "gu_dpre=" + std::to_string(form),
+                      tail = ", 1, " + std::to_string(form) + ">";
     INFO(tune);
     CHECK(jit::kernel_config(kQwenNext, tune).dpre == form);
-    CHECK(jit::generate_source(kQwenNext, "sm_90", tune)
-              .find("#define MOEGEMV_GU_DPRE " + std::to_string(form)) != std::string::npos);
-    CHECK(jit::kernel_config(kDeepSeek, tune).dpre == form);  // the split tile's kernels too
+    const std::string qwen = jit::generate_source(kQwenNext, "sm_90", tune);
+    CHECK(ends_with(kernel_call(qwen, jit::single_token_kernel_name(kQwenNext)), tail));
+    CHECK_FALSE(ends_with(kernel_call(qwen, jit::kernel_name(kQwenNext)), tail));
+    // DeepSeek-V3's module has no M = 1 kernel: its general kernel takes the asked form, its
+    // two-tile kernel (M >= 2 only) none.
+    const std::string ds = jit::generate_source(kDeepSeek, "sm_90", tune);
+    CHECK(jit::kernel_config(kDeepSeek, tune).dpre == form);
+    CHECK(kernel_call(ds, jit::single_token_kernel_name(kDeepSeek)).empty());
+    CHECK(ends_with(kernel_call(ds, jit::kernel_name(kDeepSeek)), tail));
+    CHECK(ends_with(kernel_call(ds, jit::many_token_kernel_name(kDeepSeek)), ", 2>"));
   }
   // The streaming gate_up does not take it; a stream that cannot be falls back and keeps it.
   CHECK(jit::kernel_config(kQwenNext, "gu_dpre=1,gu_stream=1").dpre == 0);
-  CHECK(jit::generate_source(kQwenNext, "sm_90", "gu_dpre=1,gu_stream=1").find("MOEGEMV_GU_DPRE") ==
-        std::string::npos);
   CHECK(jit::kernel_config(kDeepSeek, "gu_stream=1,gu_warps=32,gu_dpre=2").stream == 0);
   CHECK(jit::kernel_config(kDeepSeek, "gu_stream=1,gu_warps=32,gu_dpre=2").dpre == 2);
   CHECK_THROWS_AS(jit::kernel_config(kQwenNext, "gu_dpre=3"), ArgumentError);
