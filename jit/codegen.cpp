@@ -182,7 +182,7 @@ KernelConfig kernel_config(const Key& key, const std::string& tune) {
     else if (field == "safter" && value >= 0 && value <= 1) c.safter = value, safter_set = true;
     else if (field == "carve" && value <= 100) c.carve = value + 1;
     else if (field == "spair" && gu && value <= 1) c.spair = value;
-    else if (field == "dpre" && gu && value <= 2) c.dpre = value;
+    else if (field == "dpre" && gu && value <= 3) c.dpre = value;
     else
       throw ArgumentError(
           "MOEGEMV_TUNE",
@@ -193,7 +193,7 @@ KernelConfig kernel_config(const Key& key, const std::string& tune) {
           "dc_early 0|1, dc_spre 0..3, dc_launch 0..2, dc_wstage 0..2, gu_m1pipe 0..8, "
           "gu_m1minb 1..16, gu_m1split 0|1, gu_m1warps 1..8, maxreg 0|24..255, decode 0..3, "
           "bindex 0|1, dc_gcount 0|1, gu_shx 0..2, safter 0|1, "
-          "carve 0..100 (preferred % shared), gu_spair 0|1, gu_dpre 0..2, "
+          "carve 0..100 (preferred % shared), gu_spair 0|1, gu_dpre 0..3, "
           "timeline 0|1 (dc_ 0..7: mark points, 8..11: waits; diagnostic), "
           "knock 0..511 (diagnostic, wrong results)",
           item);

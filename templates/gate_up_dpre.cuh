@@ -11,33 +11,38 @@
 
 namespace moegemv {
 
-// Share c of n of one down block: rows [H, LEN/2] of weights at w, their block scales at sf.
-template <int H, int LEN>
+// Where form DPRE asks: 1 at the CTA's start, 2 and 3 at its end (0: nowhere).
+__device__ __forceinline__ constexpr int dpre_when(int dpre) { return dpre == 3 ? 2 : dpre; }
+
+// Share c of n of one down block: rows [H, LEN/2] of weights at w, their block scales at sf (not
+// with SCALES false: form 3, session 39's experiment).
+template <int H, int LEN, bool SCALES>
 __device__ __forceinline__ void dpre_block(const unsigned char* w, const unsigned char* sf, int c,
                                            int n) {
   constexpr long long kWeights = static_cast<long long>(H) * (LEN / 2);
   const ByteShare a = gate_up_dpre_share(kWeights, c, n);
   const ByteShare b = gate_up_dpre_share(swizzled_block_bytes(H, LEN), c, n);
   if (a.len != 0) ptx::prefetch_l2(w + a.off, a.len);
-  if (b.len != 0) ptx::prefetch_l2(sf + b.off, b.len);
+  if (SCALES && b.len != 0) ptx::prefetch_l2(sf + b.off, b.len);
 }
 
 // A routed CTA (share c of its pair's n CTAs): expert e's down block. DPRE: the kernel's form (0:
-// none, 1: at the CTA's start, 2: at its end); WHEN: the form this call site stands for.
+// none, 1: at the CTA's start, 2: at its end, 3: 2 without the scales); WHEN: where this call
+// site is (1: the CTA's start, 2: its end).
 template <int DPRE, int WHEN, int H, int I>
 __device__ __forceinline__ void dpre_routed(const GateUpParams& p, int e, int c, int n) {
-  if constexpr (DPRE != WHEN) return;
+  if constexpr (dpre_when(DPRE) != WHEN) return;
   if (p.dw2 == nullptr || threadIdx.x != 0) return;
-  dpre_block<H, I>(p.dw2 + static_cast<long long>(e) * H * (I / 2),
+  dpre_block<H, I, DPRE != 3>(p.dw2 + static_cast<long long>(e) * H * (I / 2),
                    p.dw2_sf + e * swizzled_block_bytes(H, I), c, n);
 }
 
 // A shared-expert CTA of the first token chunk (share `tile` of SI / 8): the shared down block.
 template <int DPRE, int WHEN, int H, int SI>
 __device__ __forceinline__ void dpre_shared(const GateUpParams& p, int tile, int chunk) {
-  if constexpr (DPRE != WHEN) return;
+  if constexpr (dpre_when(DPRE) != WHEN) return;
   if (p.dwsd == nullptr || chunk != 0 || threadIdx.x != 0) return;
-  dpre_block<H, SI>(p.dwsd, p.dssd, tile, SI / kTileFeatures);
+  dpre_block<H, SI, DPRE != 3>(p.dwsd, p.dssd, tile, SI / kTileFeatures);
 }
 
 }  // namespace moegemv

@@ -198,7 +198,8 @@ struct KernelConfig {
                    // gate_up's routed split tile (MOEGEMV_GU_SAFTER)
   int spair;       // gate_up's routed tiles: 1 = features paired by scale sector (MOEGEMV_GU_SPAIR)
   int dpre;        // classic gate_up, the kernel run at M = 1: its CTAs ask L2 for the down's
-                   // weights passed as a hint, 1 at their start, 2 at their end (gate_up_dpre.cuh,
+                   // weights passed as a hint, 1 at their start, 2 at their end, 3 = 2 without
+                   // the scales (gate_up_dpre.cuh,
                    // gate_up's DPRE; v62's default: defaults.h); 0: none
   int carve;       // 0: the driver's L1/shared split; P + 1: a preferred carveout of P percent
                    // shared (gu_|dc_carve=P, set on the loaded functions; a hint, no source change)

@@ -9,6 +9,9 @@
 #   V  v62 (the build: gu_dpre=2 by default where one token's down block is <= 8 MiB, at M = 1)
 #      against v61 (.gpubin/moegemv_v61), mirrored o n n2 o2 on Qwen3-Next, Qwen3.5-35B,
 #      Qwen3-30B, GLM-4.5 at M = 1, 2; then its check_keys and the [gpu] tests.
+#   Q  gu_dpre=3 (form 2 without the scales) and form 2 where v62 does not take it (Qwen2-MoE: 12.9
+#      MB of down a token, over the 8 MiB bound), mirrored n P2 W W2 P22 n2 at M = 1 on
+#      Qwen3-Next, Qwen3.5-35B (n is form 2 there), Qwen2-MoE (n is none there).
 #   d  by the card: an H200 runs b P O t r (b: the closing bench through gpu_s32.sh), any other
 #      card P.
 #   Any other letter goes to gpu_s38.sh.
@@ -34,6 +37,8 @@ for letter in "${letters[@]}"; do
          qwen3-next,qwen3.5-35b,qwen3-30b,glm-4.5 1,2 " gate_up | down |pair" v62.txt
        step check 70 check_keys v62 ""
        step tests 60 gpu_tests v62 ;;
+    Q) step dpre3 120 abr "n: P2:gu_dpre=2 W:gu_dpre=3 W2:gu_dpre=3 P22:gu_dpre=2 n2:" \
+         qwen3-next,qwen3.5-35b,qwen2-moe 1 " gate_up | down |pair" dpre3.txt ;;
     *) LIMIT="$(left)" bash "$dir/gpu_s38.sh" "$letter" ;;
   esac
 done
