@@ -165,8 +165,9 @@ MOEGEMV_HD constexpr int gate_up_m1_split_min_blocks(int h, int ctas, int warps,
 // only (the launch passes the hint on at M <= kGateUpDpreMaxM). At M=1 the pair with PDL:
 // Qwen3-Next -2.9% (both calls), Qwen3.5-35B -2.2 / -3.2%, Qwen3-30B -0.7% (5.3-7.1 MB); gate_up
 // alone +2..+8% (the down's bytes now in its window). At M=2 the same shapes +3.4..+7.4%;
-// DeepSeek-V3, GLM-4.5, Llama-4 (35-66 MB a token, beyond what L2 keeps) +13..+18% at M=1. At the
-// CTA's start (form 1) +10..+13% at M=1: gate_up's own loads queue behind the prefetches.
+// DeepSeek-V3, GLM-4.5, Llama-4 (35-66 MB a token, beyond what L2 keeps) +13..+18% at M=1,
+// Qwen2-MoE (12.9 MB) +1.3% (call 6). At the CTA's start (form 1) +10..+13% at M=1: gate_up's own
+// loads queue behind the prefetches; without the scales (form 3) +0.0 / +1.6% against form 2.
 constexpr int kGateUpDpreDefaultForm = 2;
 constexpr long long kGateUpDpreMaxBytes = 8LL << 20;
 constexpr int kGateUpDpreMaxM = 1;
