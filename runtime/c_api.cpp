@@ -58,16 +58,27 @@ moegemv_status guarded(F&& body) {
 
 extern "C" {
 
-moegemv_status moegemv_gate_up(const moegemv_gate_up_args* args, void* stream, int pdl) {
+moegemv_status moegemv_gate_up_hinted(const moegemv_gate_up_args* args,
+                                      const moegemv_down_combine_args* down, void* stream,
+                                      int pdl) {
   return guarded([&] {
     if (!args) throw moegemv::ArgumentError("args", "a non-null moegemv_gate_up_args*", "NULL");
-    moegemv::GateUpArgs a{MOEGEMV_T(x),   MOEGEMV_T(ids), MOEGEMV_T(w1),  MOEGEMV_T(w1_sf),
+    moegemv::GateUpArgs a{MOEGEMV_T(x),     MOEGEMV_T(ids), MOEGEMV_T(w1),  MOEGEMV_T(w1_sf),
                           MOEGEMV_T(alpha), MOEGEMV_T(act), MOEGEMV_T(wsh), MOEGEMV_T(ssh),
-                          MOEGEMV_T(gssh), MOEGEMV_T(sact),
-                          {},  // the down-weight hint (C++ only: the C struct's layout stays)
-                          {},  {},             {}};
+                          MOEGEMV_T(gssh),  MOEGEMV_T(sact), {},            {},
+                          {},               {}};
+    if (down) {  // the down-weight hint (GateUpArgs::down_*)
+      a.down_w2 = to_tensor(down->w2, "down_w2");
+      a.down_w2_sf = to_tensor(down->w2_sf, "down_w2_sf");
+      a.down_wsd = to_tensor(down->wsd, "down_wsd");
+      a.down_ssd = to_tensor(down->ssd, "down_ssd");
+    }
     moegemv::gate_up(a, static_cast<CUstream>(stream), moegemv::LaunchOptions{pdl != 0});
   });
+}
+
+moegemv_status moegemv_gate_up(const moegemv_gate_up_args* args, void* stream, int pdl) {
+  return moegemv_gate_up_hinted(args, nullptr, stream, pdl);
 }
 
 moegemv_status moegemv_down_combine(const moegemv_down_combine_args* args, void* stream, int pdl) {

@@ -55,6 +55,13 @@ typedef struct {
 MOEGEMV_API moegemv_status moegemv_gate_up(const moegemv_gate_up_args* args, void* stream, int pdl);
 MOEGEMV_API moegemv_status moegemv_down_combine(const moegemv_down_combine_args* args, void* stream,
                                                 int pdl);
+/* moegemv_gate_up with the same layer's down weights as a hint: down's w2, w2_sf, wsd, ssd (its
+ * other fields are not read; down NULL: no hint). Where one token's down weights are at most 8
+ * MiB and M = 1, gate_up's CTAs ask L2 for them so that the down_combine after it reads them from
+ * there (v62); results never depend on it. The tensors are validated as down_combine's. */
+MOEGEMV_API moegemv_status moegemv_gate_up_hinted(const moegemv_gate_up_args* args,
+                                                  const moegemv_down_combine_args* down,
+                                                  void* stream, int pdl);
 
 /* key: "gate_up:H:I:SI:K" or "down_combine:H:I:SI:K". Compiles and loads in the current context. */
 /* Log lines: by default to stderr at MOEGEMV_LOG_LEVEL. With fn, each line at or above `level`

@@ -56,6 +56,8 @@ int main(int argc, char** argv) {
   expect("moegemv_add_bundle(missing)", moegemv_add_bundle("/nonexistent/moegemv.bundle"),
          MOEGEMV_ERROR_CACHE, "/nonexistent/moegemv.bundle");
   expect("moegemv_gate_up(NULL)", moegemv_gate_up(NULL, NULL, 1), MOEGEMV_ERROR_ARGUMENT, "args");
+  expect("moegemv_gate_up_hinted(NULL)", moegemv_gate_up_hinted(NULL, NULL, NULL, 1),
+         MOEGEMV_ERROR_ARGUMENT, "args");
   expect("moegemv_down_combine(NULL)", moegemv_down_combine(NULL, NULL, 1), MOEGEMV_ERROR_ARGUMENT,
          "args");
 

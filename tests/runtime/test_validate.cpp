@@ -200,3 +200,34 @@ TEST_CASE("the C ABI returns status codes and the last error", "[key][api]") {
   CHECK(moegemv_down_combine(&down, nullptr, 0) == MOEGEMV_ERROR_ARGUMENT);
   CHECK_THAT(std::string(moegemv_last_error()), Catch::Contains("ids"));
 }
+
+TEST_CASE("the C ABI's gate_up with the down-weight hint validates it", "[key][api]") {
+  // A valid gate_up (good_gate_up's tensors in the C layout) and the down's weights as the hint.
+  auto c_tensor = [](const Tensor& t) {
+    moegemv_tensor c;
+    std::memset(&c, 0, sizeof(c));
+    c.ptr = t.ptr, c.dtype = static_cast<int32_t>(t.dtype), c.rank = t.rank;
+    for (int d = 0; d < t.rank; ++d) c.shape[d] = t.shape[d];
+    return c;
+  };
+  const GateUpArgs g = good_gate_up();
+  const DownCombineArgs d = good_down();
+  moegemv_gate_up_args args{c_tensor(g.x),   c_tensor(g.ids), c_tensor(g.w1),   c_tensor(g.w1_sf),
+                            c_tensor(g.alpha), c_tensor(g.act), c_tensor(g.wsh), c_tensor(g.ssh),
+                            c_tensor(g.gssh), c_tensor(g.sact)};
+  moegemv_down_combine_args hint;
+  std::memset(&hint, 0, sizeof(hint));
+  hint.w2 = c_tensor(d.w2), hint.w2_sf = c_tensor(d.w2_sf), hint.wsd = c_tensor(d.wsd);
+  hint.ssd = c_tensor(d.ssd);
+  hint.w2.shape[2] = 32;  // I = 64, not w1's 128: named as the C++ API names it
+  CHECK(moegemv_gate_up_hinted(&args, &hint, nullptr, 1) == MOEGEMV_ERROR_ARGUMENT);
+  CHECK_THAT(std::string(moegemv_last_error()), Catch::Contains("down_w2"));
+  hint.w2.shape[2] = 64;
+  hint.ssd.rank = 9;
+  CHECK(moegemv_gate_up_hinted(&args, &hint, nullptr, 1) == MOEGEMV_ERROR_ARGUMENT);
+  CHECK_THAT(std::string(moegemv_last_error()), Catch::Contains("down_ssd"));
+  // (No valid call here: on a GPU its fake pointers would reach a kernel. The C++ test above
+  // passes the same hint through gate_up_key.)
+  CHECK(moegemv_gate_up_hinted(nullptr, &hint, nullptr, 1) == MOEGEMV_ERROR_ARGUMENT);
+  CHECK_THAT(std::string(moegemv_last_error()), Catch::Contains("args"));
+}
