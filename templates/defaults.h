@@ -171,10 +171,13 @@ MOEGEMV_HD constexpr int gate_up_m1_split_min_blocks(int h, int ctas, int warps,
 constexpr int kGateUpDpreDefaultForm = 2;
 constexpr long long kGateUpDpreMaxBytes = 8LL << 20;
 constexpr int kGateUpDpreMaxM = 1;
-// One down block's bytes: rows x len/2 of weights and their 128x4-swizzled scales.
+// The bytes of one expert's block scales over [rows, cols] (128x4-swizzled; SPEC section 2).
+MOEGEMV_HD constexpr long long swizzled_block_bytes(int rows, int cols) {
+  return static_cast<long long>((rows + 127) / 128 * 128) * ((cols / 16 + 3) / 4 * 4);
+}
+// One down block's bytes: rows x len/2 of weights and their scales.
 MOEGEMV_HD constexpr long long down_block_bytes(int rows, int len) {
-  return static_cast<long long>(rows) * (len / 2) +
-         static_cast<long long>((rows + 127) / 128 * 128) * ((len / 16 + 3) / 4 * 4);
+  return static_cast<long long>(rows) * (len / 2) + swizzled_block_bytes(rows, len);
 }
 MOEGEMV_HD constexpr long long down_token_bytes(int h, int i, int si, int k) {
   return k * down_block_bytes(h, i) + (si > 0 ? down_block_bytes(h, si) : 0);

@@ -117,10 +117,6 @@ MOEGEMV_HD constexpr ByteShare gate_up_dpre_share(long long bytes, int c, int n)
   if (off >= bytes) return ByteShare{0, 0u};
   return ByteShare{off, static_cast<unsigned int>(bytes - off < piece ? bytes - off : piece)};
 }
-// The bytes of one expert's block scales over [rows, cols] (128x4-swizzled; SPEC section 2).
-MOEGEMV_HD constexpr long long swizzled_block_bytes(int rows, int cols) {
-  return static_cast<long long>(ceil_div(rows, 128) * 128) * (ceil_div(cols / 16, 4) * 4);
-}
 
 // gate_up grid: routed tiles (M*K pairs x I/8 tiles, `tiles` per CTA) then shared tiles (SI/8
 // tiles x token chunks of kMaxCols), one CTA each.

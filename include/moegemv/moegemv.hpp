@@ -51,7 +51,8 @@ struct GateUpArgs {
   Tensor gssh;   ///< f32 [1] (device memory)
   Tensor sact;   ///< bf16 [M, SI] (output)
   /// Optional, a hint (empty views: none): the same layer's down weights, as DownCombineArgs'
-  /// w2, w2_sf, wsd, ssd. A gate_up built to (MOEGEMV_TUNE gu_dpre) asks L2 for them so that the
+  /// w2, w2_sf, wsd, ssd, validated as those. Where one token's down weights are at most 8 MiB
+  /// and M = 1 (v62; MOEGEMV_TUNE gu_dpre elsewhere), gate_up's CTAs ask L2 for them so that the
   /// down_combine after it reads them from there; its results never depend on them.
   Tensor down_w2, down_w2_sf, down_wsd, down_ssd;
 };
