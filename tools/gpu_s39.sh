@@ -12,6 +12,8 @@
 #   Q  gu_dpre=3 (form 2 without the scales) and form 2 where v62 does not take it (Qwen2-MoE: 12.9
 #      MB of down a token, over the 8 MiB bound), mirrored n P2 W W2 P22 n2 at M = 1 on
 #      Qwen3-Next, Qwen3.5-35B (n is form 2 there), Qwen2-MoE (n is none there).
+#   T  Qwen3-Next's M = 1 timeline (CTA stamps, PDL) with v62's prefetch and without (gu_dpre=0).
+#   e  by the card, for a short call: an H200 runs b P, any other card T.
 #   d  by the card: an H200 runs b P O t r (b: the closing bench through gpu_s32.sh), any other
 #      card P.
 #   Any other letter goes to gpu_s38.sh.
@@ -19,6 +21,7 @@ set -u
 dir=$(dirname "$0")
 source "$dir/gpu_steps.sh"
 by_card d "b P O t r" "P" "$@"
+[ "$*" = e ] && by_card e "b P" "T" "$@"
 check_dpre() {  # check_dpre NAME TUNE: the check's PASS / FAIL lines into check_NAME.lines
   MOEGEMV_SEED=39 MOEGEMV_TUNE="$2" MOEGEMV_CACHE_DIR=/tmp/cache_cd_$1 timeout 60 \
     .gpubin/moegemv check --shape 2048:512:512:10 --m 1,3 --e 16 --replays 1 \
@@ -39,6 +42,9 @@ for letter in "${letters[@]}"; do
        step tests 60 gpu_tests v62 ;;
     Q) step dpre3 120 abr "n: P2:gu_dpre=2 W:gu_dpre=3 W2:gu_dpre=3 P22:gu_dpre=2 n2:" \
          qwen3-next,qwen3.5-35b,qwen2-moe 1 " gate_up | down |pair" dpre3.txt ;;
+    T) step tl_v62 40 timeline v62 "" qwen3-next
+       step tl_nodpre 40 timeline nodpre gu_dpre=0 qwen3-next
+       grep -aE "CTAs per SM|first start" "$out/tl_all.log" | cut -c1-300 ;;
     *) LIMIT="$(left)" bash "$dir/gpu_s38.sh" "$letter" ;;
   esac
 done
