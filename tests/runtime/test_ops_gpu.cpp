@@ -2,6 +2,8 @@
 // capture. On a machine without a GPU every test here WARNs and returns.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+#include <array>
 #include <memory>
 #include <string>
 #include <thread>
@@ -91,6 +93,41 @@ TEST_CASE("the grouped down (M >= 16 where K >= 8, I >= 1024) matches and replay
     auto replays = harness::check_pdl_and_graph(host, device, 16, 4, harness::fresh_seed(), gpu().stream.get());
     INFO(replays.summary);
     CHECK(replays.pass);
+  }
+}
+
+// v62: gate_up's down-weight hint (GateUpArgs::down_*) is a prefetch only: the same bits with it
+// and without it, at M = 1 (where it is used on these shapes) and M = 3 (where the launch drops it).
+TEST_CASE("gate_up's down-weight hint changes no bit", "[gpu]") {
+  MOEGEMV_REQUIRE_GPU();
+  gpu().context.make_current();
+  CUstream stream = gpu().stream.get();
+  for (const nvfp4::ModelShape shape :
+       {nvfp4::ModelShape{2048, 512, 512, 10, 64}, nvfp4::ModelShape{2048, 768, 0, 8, 32}}) {
+    auto host = nvfp4::make_layer_fast(shape, harness::fresh_seed());
+    harness::DeviceLayer device(host);
+    for (int m : {1, 3}) {
+      INFO(shape.H << ":" << shape.I << ":" << shape.SI << ":" << shape.K << " M=" << m);
+      const auto in = nvfp4::make_inputs(shape, m, harness::fresh_seed());
+      auto run = [&](bool hint) {
+        harness::DeviceStep step(shape, m);
+        step.upload(in);
+        step.poison(stream);
+        GateUpArgs a = harness::gate_up_args(device, step);
+        if (!hint) a.down_w2 = a.down_w2_sf = a.down_wsd = a.down_ssd = Tensor();
+        REQUIRE(!hint == (a.down_w2.ptr == 0));
+        gate_up(a, stream);
+        down_combine(harness::down_args(device, step), stream);
+        driver::check(driver::api().cuStreamSynchronize(stream), "cuStreamSynchronize");
+        return std::array{harness::download_u16(step.act), harness::download_u16(step.sact),
+                          harness::download_u16(step.out)};
+      };
+      const auto with = run(true), without = run(false);
+      CHECK(with[0] == without[0]);  // act
+      CHECK(with[1] == without[1]);  // sact
+      CHECK(with[2] == without[2]);  // out
+      CHECK(std::count(with[2].begin(), with[2].end(), std::uint16_t{0xFFFF}) == 0);  // written
+    }
   }
 }
 
