@@ -95,18 +95,21 @@ TEST_CASE("gu_m1split: on by default where H <= 2048 (v58), in one wave of 6 CTA
     CHECK(has(src, "__launch_bounds__(64, 10)"));  // the general kernel
     const std::string head = fmt::format("moegemv::gate_up<{}, {}, {}, {}, ", key.h, key.i,
                                          key.si, key.k);
-    CHECK(has(src, head + fmt::format("{}, {}, false, false, 0, true, 2>(p);", m1_warps,
-                                      m1_pipe)));                     // the M = 1 kernel
+    // v62: the M = 1 kernel's TILES, DPRE where the down-weight prefetch applies (test_dpre.cpp).
+    const std::string m1_end = c.dpre ? fmt::format(", 1, {}>(p);", c.dpre) : ">(p);";
+    CHECK(c.dpre == (key.i == 1408 ? 0 : 2));  // all but Qwen2-MoE (12.9 MB of down a token)
+    CHECK(has(src, head + fmt::format("{}, {}, false, false, 0, true, 2", m1_warps, m1_pipe) +
+                       m1_end));                                      // the M = 1 kernel
     CHECK(has(src, head + "2, 2, false, false, 0, false, 0>(p);"));  // the general one
     // gu_m1warps=2 gives back v59's M = 1 kernel (2 steps), the general one unchanged.
     const std::string v59 = jit::generate_source(key, "sm_90", "gu_m1warps=2");
     CHECK(has(v59, fmt::format("__launch_bounds__(64, {})", m1_minb)));
-    CHECK(has(v59, head + "2, 2, false, false, 0, true, 2>(p);"));
+    CHECK(has(v59, head + "2, 2, false, false, 0, true, 2" + m1_end));
     const KernelConfig two_steps = jit::kernel_config(key, "gu_m1warps=4,gu_m1pipe=2");
     CHECK(two_steps.m1_pipe == 2);  // asked: it wins, and v61's 5 CTAs/SM (1 step) gives way
     CHECK(two_steps.m1_minb == (wide ? 6 : 4));
     const std::string off = jit::generate_source(key, "sm_90", "gu_m1split=0");
-    CHECK(has(off, head + "2, 3, false, false, 0, false, 0>(p);"));  // v57's M = 1 kernel
+    CHECK(has(off, head + "2, 3, false, false, 0, false, 0" + m1_end));  // v57's M = 1 kernel
     CHECK_FALSE(has(off, "true, 2>(p);"));
   }
   // H <= 2048 but H % 256 != 0: it gives way by default (the split needs 128-element halves).
