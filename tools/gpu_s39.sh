@@ -13,15 +13,16 @@
 #      MB of down a token, over the 8 MiB bound), mirrored n P2 W W2 P22 n2 at M = 1 on
 #      Qwen3-Next, Qwen3.5-35B (n is form 2 there), Qwen2-MoE (n is none there).
 #   T  Qwen3-Next's M = 1 timeline (CTA stamps, PDL) with v62's prefetch and without (gu_dpre=0).
-#   e  by the card, for a short call: an H200 runs b P, any other card T.
-#   d  by the card: an H200 runs b P O t r (b: the closing bench through gpu_s32.sh), any other
-#      card P.
+#   G  the [gpu] tests (session 39 added "gate_up's down-weight hint changes no bit").
+#   e  by the card, for a short call: an H200 runs b P, any other card G T.
+#   d  by the card: an H200 runs b G P O t r (b: the closing bench through gpu_s32.sh), any other
+#      card G T (P ran on H100s in calls 1 and 6).
 #   Any other letter goes to gpu_s38.sh.
 set -u
 dir=$(dirname "$0")
 source "$dir/gpu_steps.sh"
-by_card d "b P O t r" "P" "$@"
-[ "$*" = e ] && by_card e "b P" "T" "$@"
+by_card d "b G P O t r" "G T" "$@"
+[ "$*" = e ] && by_card e "b P" "G T" "$@"
 check_dpre() {  # check_dpre NAME TUNE: the check's PASS / FAIL lines into check_NAME.lines
   MOEGEMV_SEED=39 MOEGEMV_TUNE="$2" MOEGEMV_CACHE_DIR=/tmp/cache_cd_$1 timeout 60 \
     .gpubin/moegemv check --shape 2048:512:512:10 --m 1,3 --e 16 --replays 1 \
@@ -42,6 +43,7 @@ for letter in "${letters[@]}"; do
        step tests 60 gpu_tests v62 ;;
     Q) step dpre3 120 abr "n: P2:gu_dpre=2 W:gu_dpre=3 W2:gu_dpre=3 P22:gu_dpre=2 n2:" \
          qwen3-next,qwen3.5-35b,qwen2-moe 1 " gate_up | down |pair" dpre3.txt ;;
+    G) step tests 60 gpu_tests v62 ;;
     T) step tl_v62 40 timeline v62 "" qwen3-next
        step tl_nodpre 40 timeline nodpre gu_dpre=0 qwen3-next
        grep -aE "CTAs per SM|first start" "$out/tl_all.log" | cut -c1-300 ;;
