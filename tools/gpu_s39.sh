@@ -14,7 +14,7 @@
 #      Qwen3-Next, Qwen3.5-35B (n is form 2 there), Qwen2-MoE (n is none there).
 #   T  Qwen3-Next's M = 1 timeline (CTA stamps, PDL) with v62's prefetch and without (gu_dpre=0).
 #   G  the [gpu] tests (session 39 added "gate_up's down-weight hint changes no bit").
-#   e  by the card, for a short call: an H200 runs b P, any other card G T.
+#   e  by the card, for a short call: an H200 runs b G P, any other card G T.
 #   d  by the card: an H200 runs b G P O t r (b: the closing bench through gpu_s32.sh), any other
 #      card G T (P ran on H100s in calls 1 and 6).
 #   Any other letter goes to gpu_s38.sh.
@@ -22,7 +22,7 @@ set -u
 dir=$(dirname "$0")
 source "$dir/gpu_steps.sh"
 by_card d "b G P O t r" "G T" "$@"
-[ "$*" = e ] && by_card e "b P" "G T" "$@"
+[ "$*" = e ] && by_card e "b G P" "G T" "$@"
 check_dpre() {  # check_dpre NAME TUNE: the check's PASS / FAIL lines into check_NAME.lines
   MOEGEMV_SEED=39 MOEGEMV_TUNE="$2" MOEGEMV_CACHE_DIR=/tmp/cache_cd_$1 timeout 60 \
     .gpubin/moegemv check --shape 2048:512:512:10 --m 1,3 --e 16 --replays 1 \
