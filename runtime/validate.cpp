@@ -8,8 +8,6 @@ namespace moegemv::detail {
 
 namespace {
 
-std::int64_t roundup(std::int64_t a, std::int64_t b) { return (a + b - 1) / b * b; }
-
 // Checks one tensor against an expected dtype set, shape and alignment.
 class Expect {
  public:
@@ -119,7 +117,8 @@ constexpr std::int64_t kMaxTokens = 1 << 16, kMaxExperts = 1 << 20;
 }  // namespace
 
 std::int64_t swizzled_scale_bytes(std::int64_t rows, std::int64_t cols) {
-  return roundup(rows, 128) * roundup(cols / 16, 4);
+  // (rows and cols are key sizes, checked to be <= 2^20 before any call)
+  return swizzled_block_bytes(static_cast<int>(rows), static_cast<int>(cols));
 }
 
 namespace {

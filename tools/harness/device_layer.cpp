@@ -73,7 +73,8 @@ GateUpArgs gate_up_args(const DeviceLayer& l, const DeviceStep& s) {
     a.gssh = Tensor(l.gssh.ptr(), DType::kF32, {1});
     a.sact = Tensor(s.sact.ptr(), DType::kBF16, {s.m, sh.SI});
   }
-  // The down's weights as the prefetch hint (used only by a gate_up built with gu_dpre).
+  // The down's weights as the prefetch hint (used where gate_up's DPRE is on: v62's default on
+  // the small presets at M = 1, or MOEGEMV_TUNE gu_dpre).
   const DownCombineArgs d = down_args(l, s);
   a.down_w2 = d.w2;
   a.down_w2_sf = d.w2_sf;
