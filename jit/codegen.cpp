@@ -94,6 +94,7 @@ std::string config_defines(const KernelConfig& c, bool gate_up) {
   if (c.stream && c.safter) d += "#define MOEGEMV_DC_SAFTER 1\n";
   if (gate_up && !c.stream && c.safter) d += "#define MOEGEMV_GU_SAFTER 1\n";
   if (gate_up && !c.stream && c.spair) d += "#define MOEGEMV_GU_SPAIR 1\n";
+  if (gate_up && c.dpre && c.dprek > 1) d += fmt::format("#define MOEGEMV_GU_DPREK {}\n", c.dprek);
   if (c.timeline) d += fmt::format("#define MOEGEMV_TIMELINE {}\n", c.timeline);
   return d;
 }
@@ -183,6 +184,8 @@ KernelConfig kernel_config(const Key& key, const std::string& tune) {
     else if (field == "carve" && value <= 100) c.carve = value + 1;
     else if (field == "spair" && gu && value <= 1) c.spair = value;
     else if (field == "dpre" && gu && value <= 3) c.dpre = value;
+    else if (field == "dprek" && gu && (value == 1 || value == 2 || value == 4 || value == 8))
+      c.dprek = value;
     else
       throw ArgumentError(
           "MOEGEMV_TUNE",
@@ -193,7 +196,7 @@ KernelConfig kernel_config(const Key& key, const std::string& tune) {
           "dc_early 0|1, dc_spre 0..3, dc_launch 0..2, dc_wstage 0..2, gu_m1pipe 0..8, "
           "gu_m1minb 1..16, gu_m1split 0|1, gu_m1warps 1..8, maxreg 0|24..255, decode 0..3, "
           "bindex 0|1, dc_gcount 0|1, gu_shx 0..2, safter 0|1, "
-          "carve 0..100 (preferred % shared), gu_spair 0|1, gu_dpre 0..3, "
+          "carve 0..100 (preferred % shared), gu_spair 0|1, gu_dpre 0..3, gu_dprek 1|2|4|8, "
           "timeline 0|1 (dc_ 0..7: mark points, 8..11: waits; diagnostic), "
           "knock 0..511 (diagnostic, wrong results)",
           item);
@@ -223,7 +226,8 @@ KernelConfig kernel_config(const Key& key, const std::string& tune) {
     // diagnostic timeline, a register cap and the code-form knobs, asked for, stay; a mark point
     // becomes the PDL wait; the streaming down's default cap does not apply).
     const int timeline = c.timeline, maxreg = maxreg_set ? c.maxreg : 0, decode = c.decode,
-              bindex = c.bindex, carve = c.carve, spair = c.spair, dpre = c.dpre;
+              bindex = c.bindex, carve = c.carve, spair = c.spair, dpre = c.dpre,
+              dprek = c.dprek;
     const int safter = gu ? c.safter : 0;  // gu_safter is the classic tiles'; dc_safter the stream's
     const int m1_split = c.m1_split;
     c = gu ? default_gate_up_config(key.h, key.k) : default_down_config(key.h, key.i, key.si, key.k);
@@ -238,6 +242,7 @@ KernelConfig kernel_config(const Key& key, const std::string& tune) {
     c.carve = carve;
     c.spair = spair;
     c.dpre = dpre;
+    c.dprek = dprek;
   }
   if (!c.stream) c.wstage = 0;  // the per-warp staging is the streaming down's
   if (gu && c.split) {

@@ -3,7 +3,8 @@
 // L2 for its share of the same layer's down weights and block scales (one bulk prefetch of each,
 // thread 0), so that down_combine's copies, which start as gate_up's CTAs leave, find them there.
 // Nothing waits for the prefetches and nothing reads them here; where the caller passed no down
-// weights (dw2 null) nothing is asked.
+// weights (dw2 null) nothing is asked. MOEGEMV_GU_DPREK = k (session 40, opt-in): each share is
+// asked by k CTAs of the n, so that the first of them to finish brings it in (params.h).
 #pragma once
 
 #include "params.h"
@@ -33,8 +34,11 @@ template <int DPRE, int WHEN, int H, int I>
 __device__ __forceinline__ void dpre_routed(const GateUpParams& p, int e, int c, int n) {
   if constexpr (dpre_when(DPRE) != WHEN) return;
   if (p.dw2 == nullptr || threadIdx.x != 0) return;
-  dpre_block<H, I, DPRE != 3>(p.dw2 + static_cast<long long>(e) * H * (I / 2),
-                   p.dw2_sf + e * swizzled_block_bytes(H, I), c, n);
+  const unsigned char* w = p.dw2 + static_cast<long long>(e) * H * (I / 2);
+  const unsigned char* sf = p.dw2_sf + e * swizzled_block_bytes(H, I);
+#pragma unroll
+  for (int j = 0; j < gate_up_dpre_copies(MOEGEMV_GU_DPREK, n); ++j)
+    dpre_block<H, I, DPRE != 3>(w, sf, gate_up_dpre_copy(c, j, MOEGEMV_GU_DPREK, n), n);
 }
 
 // A shared-expert CTA of the first token chunk (share `tile` of SI / 8): the shared down block.
@@ -42,7 +46,10 @@ template <int DPRE, int WHEN, int H, int SI>
 __device__ __forceinline__ void dpre_shared(const GateUpParams& p, int tile, int chunk) {
   if constexpr (dpre_when(DPRE) != WHEN) return;
   if (p.dwsd == nullptr || chunk != 0 || threadIdx.x != 0) return;
-  dpre_block<H, SI, DPRE != 3>(p.dwsd, p.dssd, tile, SI / kTileFeatures);
+  constexpr int n = SI / kTileFeatures;
+#pragma unroll
+  for (int j = 0; j < gate_up_dpre_copies(MOEGEMV_GU_DPREK, n); ++j)
+    dpre_block<H, SI, DPRE != 3>(p.dwsd, p.dssd, gate_up_dpre_copy(tile, j, MOEGEMV_GU_DPREK, n), n);
 }
 
 }  // namespace moegemv

@@ -125,6 +125,13 @@
 #define MOEGEMV_GU_SPAIR 0
 #endif
 
+// MOEGEMV_GU_DPREK (session 40, opt-in): with gate_up's DPRE, each share of the down block is
+// asked for by this many CTAs (1, 2, 4 or 8) spread over the pair's (gate_up_dpre.cuh): the
+// first of them to finish brings it into L2, the others find it there.
+#ifndef MOEGEMV_GU_DPREK
+#define MOEGEMV_GU_DPREK 1
+#endif
+
 namespace moegemv {
 
 constexpr int kDecodeFormMax = 3;  // MOEGEMV_DECODE's forms: 0..kDecodeFormMax
@@ -201,6 +208,7 @@ struct KernelConfig {
                    // weights passed as a hint, 1 at their start, 2 at their end, 3 = 2 without
                    // the scales (gate_up_dpre.cuh,
                    // gate_up's DPRE; v62's default: defaults.h); 0: none
+  int dprek;       // ... each share asked by this many CTAs (MOEGEMV_GU_DPREK); 0 or 1: one
   int carve;       // 0: the driver's L1/shared split; P + 1: a preferred carveout of P percent
                    // shared (gu_|dc_carve=P, set on the loaded functions; a hint, no source change)
 };

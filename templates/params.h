@@ -118,6 +118,13 @@ MOEGEMV_HD constexpr ByteShare gate_up_dpre_share(long long bytes, int c, int n)
   return ByteShare{off, static_cast<unsigned int>(bytes - off < piece ? bytes - off : piece)};
 }
 
+// MOEGEMV_GU_DPREK = k: CTA c of n asks for shares c, c - n/k, c - 2n/k, ... (mod n), its own
+// first, so that each share is asked by min(k, n) CTAs spread over the n.
+MOEGEMV_HD constexpr int gate_up_dpre_copies(int k, int n) { return k < n ? k : n; }
+MOEGEMV_HD constexpr int gate_up_dpre_copy(int c, int j, int k, int n) {
+  return (c + n - j * (n / gate_up_dpre_copies(k, n))) % n;
+}
+
 // gate_up grid: routed tiles (M*K pairs x I/8 tiles, `tiles` per CTA) then shared tiles (SI/8
 // tiles x token chunks of kMaxCols), one CTA each.
 MOEGEMV_HD constexpr int gate_up_routed_ctas(int m, int k, int i, int tiles = 1) {

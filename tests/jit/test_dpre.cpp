@@ -1,6 +1,7 @@
 // gate_up's ask of the down's weights (gate_up_dpre.cuh, gu_dpre=1..3; session 39, v62): the
 // shares its CTAs ask L2 for, the default's rule, which kernel of a module takes it, and that the
-// kernels compile spilling no more than without it. Results never depend on it;
+// kernels compile spilling no more than without it; gu_dprek, each share asked by k CTAs (session
+// 40). Results never depend on it;
 // `MOEGEMV_TUNE=gu_dpre=1 moegemv check` runs it.
 #include <catch2/catch.hpp>
 #include <string>
@@ -113,6 +114,39 @@ TEST_CASE("gu_dpre: which kernel takes it, and its errors", "[codegen]") {
                   ArgumentError);
 }
 
+TEST_CASE("gu_dprek: each share asked by k CTAs spread over the n, the CTA's own first",
+          "[codegen]") {
+  for (const int n : {64, 48, 6, 3, 1}) {
+    for (const int k : {1, 2, 4, 8}) {
+      INFO("n " << n << " k " << k);
+      const int copies = gate_up_dpre_copies(k, n);
+      CHECK(copies == (k < n ? k : n));
+      std::vector<int> asked(static_cast<std::size_t>(n), 0);
+      for (int c = 0; c < n; ++c) {
+        CHECK(gate_up_dpre_copy(c, 0, k, n) == c);
+        for (int j = 0; j < copies; ++j) {
+          const int share = gate_up_dpre_copy(c, j, k, n);
+          REQUIRE(share >= 0);
+          REQUIRE(share < n);
+          ++asked[static_cast<std::size_t>(share)];
+        }
+      }
+      for (int share = 0; share < n; ++share) CHECK(asked[static_cast<std::size_t>(share)] == copies);
+    }
+  }
+  const std::string four = jit::generate_source(kQwenNext, "sm_90", "gu_dprek=4");
+  CHECK(four.find("#define MOEGEMV_GU_DPREK 4\n") != std::string::npos);
+  CHECK(jit::kernel_config(kQwenNext, "gu_dprek=4").dprek == 4);
+  // Without the prefetch the knob changes no source; 1 is the default's source.
+  CHECK(jit::generate_source(kQwenNext, "sm_90", "gu_dpre=0,gu_dprek=4") ==
+        jit::generate_source(kQwenNext, "sm_90", "gu_dpre=0"));
+  CHECK(jit::generate_source(kQwenNext, "sm_90", "gu_dprek=1") ==
+        jit::generate_source(kQwenNext, "sm_90", ""));
+  CHECK_THROWS_AS(jit::kernel_config(kQwenNext, "gu_dprek=3"), ArgumentError);
+  CHECK_THROWS_AS(jit::kernel_config(Key{Kind::kDownCombine, 2048, 512, 512, 10}, "dc_dprek=2"),
+                  ArgumentError);
+}
+
 // Each function's spill-store bytes, in the order of the NVRTC log.
 std::vector<long> spill_stores(const std::string& log) {
   std::vector<long> bytes;
@@ -132,7 +166,7 @@ TEST_CASE("gu_dpre's kernels compile, spilling no more than without it", "[nvrtc
     };
     const std::vector<long> base = spill_stores(compile("gu_dpre=0").log);
     REQUIRE_FALSE(base.empty());
-    for (const char* tune : {"gu_dpre=1", "gu_dpre=2", "gu_dpre=3"}) {
+    for (const char* tune : {"gu_dpre=1", "gu_dpre=2", "gu_dpre=3", "gu_dpre=2,gu_dprek=8"}) {
       INFO(key.str() << " " << tune);
       const auto out = compile(tune);
       CHECK_FALSE(out.cubin.empty());
