@@ -23,17 +23,11 @@ dir=$(dirname "$0")
 source "$dir/gpu_steps.sh"
 by_card d "b G P O t r" "G T" "$@"
 [ "$*" = e ] && by_card e "b G P" "G T" "$@"
-check_dpre() {  # check_dpre NAME TUNE: the check's PASS / FAIL lines into check_NAME.lines
-  MOEGEMV_SEED=39 MOEGEMV_TUNE="$2" MOEGEMV_CACHE_DIR=/tmp/cache_cd_$1 timeout 60 \
-    .gpubin/moegemv check --shape 2048:512:512:10 --m 1,3 --e 16 --replays 1 \
-    > "$out/check_$1.log" 2>&1; echo "check $1 rc=$?"
-  grep -aE "^(PASS|FAIL)" "$out/check_$1.log" > "$out/check_$1.lines"
-}
 for letter in "${letters[@]}"; do
   case $letter in
     P) step dpre 150 abr "n: P1:gu_dpre=1 P2:gu_dpre=2 P22:gu_dpre=2 P12:gu_dpre=1 n2:" \
          qwen3-next,qwen3.5-35b,qwen3-30b 1,2 " gate_up | down |pair" dpre.txt
-       step check 60 eval 'for v in n:"" P1:gu_dpre=1 P2:gu_dpre=2; do check_dpre "${v%%:*}" "${v#*:}"; done
+       step check 60 eval 'for v in n:"" P1:gu_dpre=1 P2:gu_dpre=2; do check_lines "${v%%:*}" "${v#*:}" 39; done
          cut -c1-100 "$out/check_n.lines" | head -8
          for v in P1 P2; do cmp -s "$out/check_n.lines" "$out/check_$v.lines" \
            && echo "$v: the default'"'"'s lines" || echo "$v: lines DIFFER"; done' ;;

@@ -28,6 +28,14 @@ gpu_tests() {
   MOEGEMV_CACHE_DIR=/tmp/cache_tests_$1 timeout 150 .gpubin/test_runtime '[gpu]' > "$out/tests_$1.log" 2>&1
   echo "tests rc=$?"; grep -aE '^test cases' "$out/tests_$1.log"
 }
+# check_lines NAME TUNE SEED: `moegemv check` of Qwen3-Next's shape at M = 1, 3 with that seed,
+# its PASS / FAIL lines into check_NAME.lines (to compare a variant's with the default's).
+check_lines() {
+  MOEGEMV_SEED=$3 MOEGEMV_TUNE="$2" MOEGEMV_CACHE_DIR=/tmp/cache_cl_$1 timeout 60 \
+    .gpubin/moegemv check --shape 2048:512:512:10 --m 1,3 --e 16 --replays 1 \
+    > "$out/check_$1.log" 2>&1; echo "check $1 rc=$?"
+  grep -aE "^(PASS|FAIL)" "$out/check_$1.log" > "$out/check_$1.lines"
+}
 # abr VARIANTS MODELS MS ROWS FILE: tools/gpu_ab.sh's table of those variants, also in $out/FILE.
 abr() { VARIANTS="$1" MODELS=$2 MS=$3 ROWS="$4" OUT=$out tools/gpu_ab.sh | tee "$out/$5"; }
 # timeline NAME TUNE [MODEL]: M=1 (TL_M=N: M=N), the pairs' CTA stamps, appended to tl_all.log.
