@@ -48,8 +48,10 @@ __device__ __forceinline__ void dpre_shared(const GateUpParams& p, int tile, int
   if (p.dwsd == nullptr || chunk != 0 || threadIdx.x != 0) return;
   constexpr int n = SI / kTileFeatures;
 #pragma unroll
-  for (int j = 0; j < gate_up_dpre_copies(MOEGEMV_GU_DPREK, n); ++j)
-    dpre_block<H, SI, DPRE != 3>(p.dwsd, p.dssd, gate_up_dpre_copy(tile, j, MOEGEMV_GU_DPREK, n), n);
+  for (int j = 0; j < gate_up_dpre_copies(MOEGEMV_GU_DPREK, n); ++j) {
+    const int share = gate_up_dpre_copy(tile, j, MOEGEMV_GU_DPREK, n);
+    dpre_block<H, SI, DPRE != 3>(p.dwsd, p.dssd, share, n);
+  }
 }
 
 }  // namespace moegemv

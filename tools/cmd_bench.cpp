@@ -83,8 +83,8 @@ void add_bench_command(CLI::App& app) {
       std::cout << fmt::format("streaming-read ceiling: {:.0f} GB/s\n",
                                harness::measure_stream_read(std::size_t{4} << 30, stream.get()));
       harness::TileReadBench reads(stream.get());
-      // Kernels of one layer's size (DeepSeek-V3 M=1: gate_up 149 MB, down 74 MB; Qwen3-Next 13/6.5,
-      // and 19.5: its whole layer read by one kernel, the bound of any pair of them or fused form).
+      // Kernels of one layer's size (DeepSeek-V3 M=1: gate_up 149 MB, down 74 MB; Qwen3-Next
+      // 13 / 6.5, and 19.5: its whole layer in one kernel, the bound of any pair or fused form).
       for (double mb : {6.5, 13.0, 19.5, 74.0, 149.0, 512.0})
         for (bool tiles : {false, true})
           std::cout << fmt::format("{} of {} MB per launch, 20 launches back to back: {:.0f} GB/s\n",

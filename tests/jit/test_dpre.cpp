@@ -131,7 +131,8 @@ TEST_CASE("gu_dprek: each share asked by k CTAs spread over the n, the CTA's own
           ++asked[static_cast<std::size_t>(share)];
         }
       }
-      for (int share = 0; share < n; ++share) CHECK(asked[static_cast<std::size_t>(share)] == copies);
+      for (int share = 0; share < n; ++share)
+        CHECK(asked[static_cast<std::size_t>(share)] == copies);
     }
   }
   const std::string four = jit::generate_source(kQwenNext, "sm_90", "gu_dprek=4");
