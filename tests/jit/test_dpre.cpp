@@ -143,6 +143,8 @@ TEST_CASE("gu_dprek: each share asked by k CTAs spread over the n, the CTA's own
         jit::generate_source(kQwenNext, "sm_90", "gu_dpre=0"));
   CHECK(jit::generate_source(kQwenNext, "sm_90", "gu_dprek=1") ==
         jit::generate_source(kQwenNext, "sm_90", ""));
+  // A stream that cannot be falls back to the classic kernel and keeps it (as gu_dpre).
+  CHECK(jit::kernel_config(kDeepSeek, "gu_stream=1,gu_warps=32,gu_dprek=4").dprek == 4);
   CHECK_THROWS_AS(jit::kernel_config(kQwenNext, "gu_dprek=3"), ArgumentError);
   CHECK_THROWS_AS(jit::kernel_config(Key{Kind::kDownCombine, 2048, 512, 512, 10}, "dc_dprek=2"),
                   ArgumentError);
