@@ -3,8 +3,9 @@
 # first: compare numbers only within a call. A call brings back at most 8 files (session 41's
 # call 1 lost its bench JSON to that): everything under $OUT is packed into out.tgz at the end.
 #   B  the closing bench (as gpu_s32.sh's b, which asks 170 s; this asks 80: the H200 took 65).
-#   d  by the card: an H200 runs D B (gu_dprek's A/B, then the closing bench), any other card
-#      D K r (K: the down's mark points).
+#   E  a shorter D for a short call: n K4 K8 K82 K42 n2 at M = 1 on Qwen3-Next and Qwen3.5-35B.
+#   d  by the card: an H200 runs E B (gu_dprek's short A/B, then the closing bench), any other
+#      card E K (K: the down's mark points).
 #   Any other letter goes to gpu_s40.sh (b, D, K, r and the earlier sessions' letters).
 set -u
 dir=$(dirname "$0")
@@ -14,12 +15,14 @@ pack() {  # everything under $out into one archive, the archive alone left there
   ls -la "$out"
 }
 trap pack EXIT
-by_card d "D B" "D K r" "$@"
+by_card d "E B" "E K" "$@"
 for letter in "${letters[@]}"; do
   case $letter in
     B) MOEGEMV_CACHE_DIR=/tmp/cache_close step bench 80 eval 'timeout 120 .gpubin/moegemv bench \
          --seed 1 --json "$out/s41.json" > "$out/s41.log" 2>&1; echo "bench rc=$?"
          grep -a "M=1 \|ceiling:" "$out/s41.log"' ;;
+    E) step dprek 60 abr "n: K4:gu_dprek=4 K8:gu_dprek=8 K82:gu_dprek=8 K42:gu_dprek=4 n2:" \
+         qwen3-next,qwen3.5-35b 1 " gate_up | down |pair" dprek.txt ;;
     *) LIMIT="$(left)" bash "$dir/gpu_s40.sh" "$letter" ;;
   esac
 done
