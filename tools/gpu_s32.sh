@@ -48,9 +48,7 @@ for letter in "${letters[@]}"; do
     b) # The card's clocks, power and throttle reasons every 0.5 s beside it (smi.csv): call 4's
        # M=16 pair rows were 10-16% slower than the A/B harness's on the same binary and card.
        smi_log "$out/smi.csv" 500
-       MOEGEMV_CACHE_DIR=/tmp/cache_close step bench 170 eval 'timeout 300 .gpubin/moegemv bench \
-         --seed 1 --json "$out/s32.json" > "$out/s32.log" 2>&1; echo "bench rc=$?"
-         grep -a "M=1 \|ceiling:" "$out/s32.log"'
+       closing_bench s32 170 300
        kill "$smi" 2>/dev/null ;;
     x) for ms in 16 8,16; do
          step "m16_$ms" 60 eval 'timeout 100 .gpubin/moegemv bench --seed 1 --model \

@@ -10,17 +10,11 @@
 set -u
 dir=$(dirname "$0")
 source "$dir/gpu_steps.sh"
-pack() {  # everything under $out into one archive, the archive alone left there
-  tar czf /tmp/out.tgz -C "$out" . && rm -rf "${out:?}"/* && mv /tmp/out.tgz "$out/out.tgz"
-  ls -la "$out"
-}
-trap pack EXIT
+trap pack_out EXIT
 by_card d "E B" "E K" "$@"
 for letter in "${letters[@]}"; do
   case $letter in
-    B) MOEGEMV_CACHE_DIR=/tmp/cache_close step bench 80 eval 'timeout 120 .gpubin/moegemv bench \
-         --seed 1 --json "$out/s41.json" > "$out/s41.log" 2>&1; echo "bench rc=$?"
-         grep -a "M=1 \|ceiling:" "$out/s41.log"' ;;
+    B) closing_bench s41 80 120 ;;
     E) step dprek 60 abr "n: K4:gu_dprek=4 K8:gu_dprek=8 K82:gu_dprek=8 K42:gu_dprek=4 n2:" \
          qwen3-next,qwen3.5-35b 1 " gate_up | down |pair" dprek.txt ;;
     *) LIMIT="$(left)" bash "$dir/gpu_s40.sh" "$letter" ;;

@@ -36,6 +36,20 @@ check_lines() {
     > "$out/check_$1.log" 2>&1; echo "check $1 rc=$?"
   grep -aE "^(PASS|FAIL)" "$out/check_$1.log" > "$out/check_$1.lines"
 }
+# closing_bench NAME NEED TIMEOUT: the full `moegemv bench --seed 1` into NAME.json / NAME.log
+# if NEED seconds are left (the H200 took 65 s in session 41), its M=1 rows and ceiling printed.
+closing_bench() {
+  MOEGEMV_CACHE_DIR=/tmp/cache_close step bench "$2" eval 'timeout '"$3"' .gpubin/moegemv bench \
+    --seed 1 --json "$out/'"$1"'.json" > "$out/'"$1"'.log" 2>&1; echo "bench rc=$?"
+    grep -a "M=1 \|ceiling:" "$out/'"$1"'.log"'
+}
+# pack_out: everything under $out into one out.tgz, left there alone (a call brings back at most
+# 8 files: session 41's call 1 lost its bench JSON). A session script runs `trap pack_out EXIT`;
+# the scripts it calls must not, or they pack before it ends.
+pack_out() {
+  tar czf /tmp/out.tgz -C "$out" . && rm -rf "${out:?}"/* && mv /tmp/out.tgz "$out/out.tgz"
+  ls -la "$out"
+}
 # abr VARIANTS MODELS MS ROWS FILE: tools/gpu_ab.sh's table of those variants, also in $out/FILE.
 abr() { VARIANTS="$1" MODELS=$2 MS=$3 ROWS="$4" OUT=$out tools/gpu_ab.sh | tee "$out/$5"; }
 # timeline NAME TUNE [MODEL]: M=1 (TL_M=N: M=N), the pairs' CTA stamps, appended to tl_all.log.
