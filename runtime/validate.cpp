@@ -123,6 +123,28 @@ std::int64_t swizzled_scale_bytes(std::int64_t rows, std::int64_t cols) {
 
 namespace {
 
+// The down's weights and block scales for (E, H, I, SI), as the down takes them and as
+// gate_up's prefetch hint names them (`names`: w2, w2_sf, wsd, ssd; `from`: where each weight's
+// sizes come from, for the errors). wsd and ssd are read only when SI > 0.
+struct DownWeights {
+  const Tensor &w2, &w2_sf, &wsd, &ssd;
+  const char* names[4];
+};
+void check_down_weights(const DownWeights& d, std::int64_t e, std::int64_t h, std::int64_t i,
+                        std::int64_t si, const char* w2_from, const char* wsd_from) {
+  Expect(d.w2, d.names[0]).dtype(DType::kU8).shape({e, h, i / 2}, w2_from).aligned(16);
+  Expect(d.w2_sf, d.names[1])
+      .scale_bytes()
+      .numel(e * swizzled_scale_bytes(h, i), "E * roundup(H,128) * roundup(I/16,4)")
+      .aligned(16);
+  if (si == 0) return;
+  Expect(d.wsd, d.names[2]).dtype(DType::kU8).shape({h, si / 2}, wsd_from).aligned(16);
+  Expect(d.ssd, d.names[3])
+      .scale_bytes()
+      .numel(swizzled_scale_bytes(h, si), "roundup(H,128) * roundup(SI/16,4)")
+      .aligned(16);
+}
+
 // GateUpArgs' optional down weights (a prefetch hint): all empty, or the down's shapes for this
 // gate_up's E, H, I, SI (the shared ones empty when SI = 0).
 void check_down_hint(const GateUpArgs& a, std::int64_t e, std::int64_t h, std::int64_t i,
@@ -134,24 +156,11 @@ void check_down_hint(const GateUpArgs& a, std::int64_t e, std::int64_t h, std::i
         throw ArgumentError(name, "an empty view when down_w2 is empty (no hint)", t->describe());
     return;
   }
-  Expect(a.down_w2, "down_w2")
-      .dtype(DType::kU8)
-      .shape({e, h, i / 2}, "[E, H, I/2] with w1's E, I and x's H")
-      .aligned(16);
-  Expect(a.down_w2_sf, "down_w2_sf")
-      .scale_bytes()
-      .numel(e * swizzled_scale_bytes(h, i), "E * roundup(H,128) * roundup(I/16,4)")
-      .aligned(16);
-  if (si > 0) {
-    Expect(a.down_wsd, "down_wsd")
-        .dtype(DType::kU8)
-        .shape({h, si / 2}, "[H, SI/2] with wsh's SI")
-        .aligned(16);
-    Expect(a.down_ssd, "down_ssd")
-        .scale_bytes()
-        .numel(swizzled_scale_bytes(h, si), "roundup(H,128) * roundup(SI/16,4)")
-        .aligned(16);
-  } else {
+  check_down_weights({a.down_w2, a.down_w2_sf, a.down_wsd, a.down_ssd,
+                      {"down_w2", "down_w2_sf", "down_wsd", "down_ssd"}},
+                     e, h, i, si, "[E, H, I/2] with w1's E, I and x's H",
+                     "[H, SI/2] with wsh's SI");
+  if (si == 0) {
     for (auto [t, name] : {std::pair{&a.down_wsd, "down_wsd"}, {&a.down_ssd, "down_ssd"}})
       if (!empty(*t))
         throw ArgumentError(name, "an empty view when wsh is empty (SI = 0)", t->describe());
@@ -258,19 +267,11 @@ DownLaunch validate(const DownCombineArgs& a) {
       .shape({m * k, i}, "[M*K, I] with I = 2 * w2.shape[2]")
       .aligned(16);
   Expect(a.tw, "tw").dtype(DType::kF32).shape({m, k}, "[M, K]").aligned(4);
-  Expect(a.w2, "w2").aligned(16);
-  Expect(a.w2_sf, "w2_sf")
-      .scale_bytes()
-      .numel(e * swizzled_scale_bytes(h, i), "E * roundup(H,128) * roundup(I/16,4)")
-      .aligned(16);
+  check_down_weights({a.w2, a.w2_sf, a.wsd, a.ssd, {"w2", "w2_sf", "wsd", "ssd"}}, e, h, i, si,
+                     "[E, H, I/2]", "[H, SI/2]");
   Expect(a.alpha2, "alpha2").dtype(DType::kF32).shape({e}, "[E]").aligned(4);
   Expect(a.out, "out").shape({m, h}, "[M, H] with H = w2.shape[1]").aligned(16);
   if (si > 0) {
-    Expect(a.wsd, "wsd").dtype(DType::kU8).shape({h, si / 2}, "[H, SI/2]").aligned(16);
-    Expect(a.ssd, "ssd")
-        .scale_bytes()
-        .numel(swizzled_scale_bytes(h, si), "roundup(H,128) * roundup(SI/16,4)")
-        .aligned(16);
     Expect(a.gssd, "gssd").dtype(DType::kF32).numel(1, "one f32").aligned(4);
     Expect(a.sact, "sact").dtype(DType::kBF16).shape({m, si}, "[M, SI]").aligned(16);
   } else {
