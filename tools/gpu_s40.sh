@@ -20,9 +20,7 @@ for letter in "${letters[@]}"; do
   case $letter in
     D) step dprek 170 abr "n: K2:gu_dprek=2 K4:gu_dprek=4 K8:gu_dprek=8 K82:gu_dprek=8 K42:gu_dprek=4 K22:gu_dprek=2 n2:" \
          qwen3-next,qwen3.5-35b,qwen3-30b 1 " gate_up | down |pair" dprek.txt
-       step check 50 eval 'check_lines n "" 40; check_lines K8 gu_dprek=8 40; cut -c1-100 "$out/check_n.lines" | head -4
-         cmp -s "$out/check_n.lines" "$out/check_K8.lines" && echo "K8: the default'"'"'s lines" \
-           || echo "K8: lines DIFFER"'
+       step check 50 check_variants 40 4 K8:gu_dprek=8
        step tl_k4 20 timeline k4 gu_dprek=4 qwen3-next ;;
     K) for form in v62: nodpre:gu_dpre=0; do
          for mark in 1 2 3 5 4 7; do

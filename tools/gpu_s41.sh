@@ -18,11 +18,7 @@ for letter in "${letters[@]}"; do
     B) closing_bench s41 80 120 ;;
     E) step dprek 60 abr "n: K4:gu_dprek=4 K8:gu_dprek=8 K82:gu_dprek=8 K42:gu_dprek=4 n2:" \
          qwen3-next,qwen3.5-35b 1 " gate_up | down |pair" dprek.txt ;;
-    C) step check 60 eval 'for v in n: K4:gu_dprek=4 K8:gu_dprek=8; do
-         check_lines "${v%%:*}" "${v#*:}" 40; done; cut -c1-100 "$out/check_n.lines" | head -4
-         for v in K4 K8; do [ -s "$out/check_n.lines" ] || { echo "no lines"; break; }
-           cmp -s "$out/check_n.lines" "$out/check_$v.lines" \
-           && echo "$v: the default'"'"'s lines" || echo "$v: lines DIFFER"; done' ;;
+    C) step check 60 check_variants 40 4 K4:gu_dprek=4 K8:gu_dprek=8 ;;
     *) LIMIT="$(left)" bash "$dir/gpu_s40.sh" "$letter" ;;
   esac
 done

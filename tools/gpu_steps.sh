@@ -36,6 +36,20 @@ check_lines() {
     > "$out/check_$1.log" 2>&1; echo "check $1 rc=$?"
   grep -aE "^(PASS|FAIL)" "$out/check_$1.log" > "$out/check_$1.lines"
 }
+# check_variants SEED SHOWN NAME:TUNE...: check_lines of the default (n) and of each variant
+# with that seed, the default's first SHOWN lines printed, then whether each variant's lines are
+# the default's ("no lines" when the default's check gave none: a failed check matches nothing).
+check_variants() {
+  local seed=$1 shown=$2 v; shift 2
+  check_lines n "" "$seed"
+  for v in "$@"; do check_lines "${v%%:*}" "${v#*:}" "$seed"; done
+  cut -c1-100 "$out/check_n.lines" | head -"$shown"
+  [ -s "$out/check_n.lines" ] || { echo "no lines"; return; }
+  for v in "$@"; do
+    cmp -s "$out/check_n.lines" "$out/check_${v%%:*}.lines" && echo "${v%%:*}: the default's lines" \
+      || echo "${v%%:*}: lines DIFFER"
+  done
+}
 # closing_bench NAME NEED TIMEOUT: the full `moegemv bench --seed 1` into NAME.json / NAME.log
 # if NEED seconds are left (the H200 took 65 s in session 41), its M=1 rows and ceiling printed.
 closing_bench() {
