@@ -80,6 +80,15 @@ struct StreamReadParams {
   unsigned int* sink;
 };
 
+// The shared-lines diagnostic (templates/hot_read.cuh): CTA b stages hot16 16-byte groups of
+// copy b % copies of `hot` after issuing its own cold16 groups of `cold`.
+struct HotReadParams {
+  const void* hot;              // copies x hot16 groups, 16-byte aligned
+  const void* cold;             // gridDim.x x cold16 groups
+  unsigned int hot16, copies, cold16;
+  unsigned int* sink;
+};
+
 
 // One 256-element step of one warp in the shared-memory ring (templates/ring.cuh): 32 lanes x
 // (2 rows x 2 x 16 bytes of weights + 2 rows x 2 x 4 bytes of scales).

@@ -10,6 +10,7 @@
 #include "tools/commands.hpp"
 #include "moegemv/errors.hpp"
 #include "tools/harness/bench.hpp"
+#include "tools/harness/hot_read.hpp"
 #include "tools/harness/multi_gpu.hpp"
 
 namespace moegemv::cli {
@@ -52,7 +53,10 @@ void add_bench_command(CLI::App& app) {
   auto patterns = std::make_shared<bool>(false);
   cmd->add_flag("--patterns", *patterns,
                 "only the access-pattern diagnostic: the tiles' read pattern without arithmetic");
-  cmd->callback([config, json, ranks_tp, ranks_ep, patterns] {
+  auto hot = std::make_shared<bool>(false);
+  cmd->add_flag("--hot", *hot,
+                "only the shared-lines diagnostic: many CTAs staging the same activation rows");
+  cmd->callback([config, json, ranks_tp, ranks_ep, patterns, hot] {
     if (*ranks_tp > 1 || *ranks_ep > 1) {
       // No CUDA call in this process before the ranks are forked.
       harness::MultiGpuConfig m;
@@ -79,6 +83,10 @@ void add_bench_command(CLI::App& app) {
     driver::PrimaryContext context(0);
     context.make_current();
     driver::Stream stream;
+    if (*hot) {
+      std::cout << harness::hot_read_table(harness::measure_hot_reads(stream.get())) << std::flush;
+      return;
+    }
     if (*patterns) {
       std::cout << fmt::format("streaming-read ceiling: {:.0f} GB/s\n",
                                harness::measure_stream_read(std::size_t{4} << 30, stream.get()));

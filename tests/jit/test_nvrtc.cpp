@@ -278,7 +278,7 @@ TEST_CASE("the decode probe compiles in every decode form", "[nvrtc]") {
 
 TEST_CASE("the bench's and the check's diagnostic kernels compile", "[nvrtc]") {
   for (const auto& source : {jit::stream_read_source("sm_90"), jit::tile_read_source("sm_90"),
-                             jit::safter_probe_source("sm_90")}) {
+                             jit::safter_probe_source("sm_90"), jit::hot_read_source("sm_90")}) {
     auto out = jit::compile(source, "diagnostic", "sm_90", jit::compile_options("sm_90"));
     CHECK(out.cubin.size() > 100);
     CHECK_FALSE(spills(out.log));
@@ -286,6 +286,8 @@ TEST_CASE("the bench's and the check's diagnostic kernels compile", "[nvrtc]") {
   const auto probe = jit::compile(jit::safter_probe_source("sm_90"), "probe", "sm_90", jit::compile_options("sm_90"));
   const std::string image(probe.cubin.begin(), probe.cubin.end());
   CHECK(image.find(jit::kSafterProbeKernel) != std::string::npos);
+  const auto hot = jit::compile(jit::hot_read_source("sm_90"), "hot", "sm_90", jit::compile_options("sm_90"));
+  CHECK(std::string(hot.cubin.begin(), hot.cubin.end()).find(jit::kHotReadKernel) != std::string::npos);
 }
 
 TEST_CASE("a compile error carries key, arch, options and log", "[nvrtc]") {

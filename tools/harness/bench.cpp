@@ -100,13 +100,6 @@ double median_read_gbps(CUfunction f, const driver::LaunchConfig& c, CUstream st
   return median(gbps);
 }
 
-// A diagnostic kernel source (stream_read / tile_read) compiled for the current device.
-driver::Module compile_diagnostic(std::string (*source)(const std::string&), const char* name) {
-  const std::string arch = detail::current_arch();
-  auto compiled = jit::compile(source(arch), name, arch, jit::compile_options(arch));
-  return driver::Module(compiled.cubin);
-}
-
 // The streaming-read kernel's grid: 4 CTAs of 512 threads per SM, grid-stride.
 driver::LaunchConfig stream_read_config() {
   CUdevice device = 0;
@@ -118,6 +111,12 @@ driver::LaunchConfig stream_read_config() {
 }
 
 }  // namespace
+
+driver::Module compile_diagnostic(std::string (*source)(const std::string&), const char* name) {
+  const std::string arch = detail::current_arch();
+  auto compiled = jit::compile(source(arch), name, arch, jit::compile_options(arch));
+  return driver::Module(compiled.cubin);
+}
 
 double measure_stream_read(std::size_t bytes, CUstream stream) {
   driver::Module module = compile_diagnostic(jit::stream_read_source, "stream_read");

@@ -94,6 +94,9 @@ struct Timing {
 Timing time_graph(const driver::GraphExec& graph, CUstream stream, int batches, int replays,
                   double settle_ms = 0);
 
+/// A diagnostic kernel source (stream_read, tile_read, hot_read) compiled for the current device.
+driver::Module compile_diagnostic(std::string (*source)(const std::string&), const char* name);
+
 /// Median GB/s of a read-only kernel over `bytes` (16-byte loads, evict-first).
 double measure_stream_read(std::size_t bytes, CUstream stream);
 

@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# Session 43's device plan (build: main, `make gpubin`; carry [".gpubin"]). The card is printed
+# first: compare numbers only within a call; everything under $OUT is packed into out.tgz.
+#   H  `bench --hot`: many CTAs staging the same activation lines against each its own copy
+#      (Qwen3-Next's M = 1 shapes; ~10 s).
+#   B  the closing bench (as gpu_s41.sh's B), its JSON.
+#   a  H B on any card.
+#   Any other letter goes to gpu_s40.sh (b, D, K, r and the earlier sessions' letters).
+set -u
+dir=$(dirname "$0")
+source "$dir/gpu_steps.sh"
+trap pack_out EXIT
+by_card a "H B" "H B" "$@"
+for letter in "${letters[@]}"; do
+  case $letter in
+    H) step hot 30 eval "timeout 60 .gpubin/moegemv bench --hot > $out/hot.txt 2>&1; cat $out/hot.txt" ;;
+    B) closing_bench s43 80 120 ;;
+    *) LIMIT="$(left)" bash "$dir/gpu_s40.sh" "$letter" ;;
+  esac
+done
+echo "call done at ${SECONDS} s"

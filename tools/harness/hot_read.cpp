@@ -1,0 +1,103 @@
+#include "tools/harness/hot_read.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "jit/codegen.hpp"
+#include "moegemv/errors.hpp"
+#include "runtime/launch.hpp"
+#include "runtime/memory.hpp"
+#include "runtime/module.hpp"
+#include "templates/params.h"
+#include "tools/harness/bench.hpp"
+
+namespace moegemv::harness {
+
+namespace {
+
+constexpr std::size_t kColdBytes = std::size_t{2} << 30;
+
+// Qwen3-Next at M = 1 (H 2048, I = SI = 512, K 10): gate_up's routed-and-shared grid of 704 CTAs
+// of 4 warps, each with x (4 KB) and ~9 KB of weights and scales; the down's 256 CTAs of 11 warps
+// (one per segment), each staging its token's act and sact (11 KB) after the PDL wait, its
+// weights already in shared memory (so none cold here).
+std::vector<HotReadCase> hot_read_cases() {
+  return {{"qwen3-next gate_up M=1: x 4 KB + 9 KB weights per CTA", 704, 128, 4096, 9216},
+          {"qwen3-next gate_up M=1: x 4 KB alone", 704, 128, 4096, 0},
+          {"qwen3-next down M=1: act 11 KB alone", 256, 352, 11264, 0}};
+}
+
+double time_case(CUfunction f, const HotReadCase& c, int copies, const driver::DeviceBuffer& hot,
+                 const driver::DeviceBuffer& cold, const driver::DeviceBuffer& sink,
+                 CUstream stream) {
+  constexpr int kLaunches = 20, kBatches = 5, kWarmups = 3;
+  const std::size_t cold_per_launch = static_cast<std::size_t>(c.ctas) * c.cold_bytes;
+  const std::size_t slots = cold_per_launch ? kColdBytes / cold_per_launch : 1;
+  std::size_t slot = 0;
+  driver::LaunchConfig config;
+  config.grid[0] = static_cast<unsigned>(c.ctas);
+  config.block[0] = static_cast<unsigned>(c.threads);
+  config.smem_bytes = static_cast<unsigned>(c.hot_bytes);
+  auto launch_next = [&] {
+    const CUdeviceptr cold_slice = cold.ptr() + (slot++ % slots) * cold_per_launch;
+    HotReadParams p{reinterpret_cast<const void*>(hot.ptr()),
+                    reinterpret_cast<const void*>(cold_slice),
+                    static_cast<unsigned>(c.hot_bytes / 16), static_cast<unsigned>(copies),
+                    static_cast<unsigned>(c.cold_bytes / 16),
+                    reinterpret_cast<unsigned int*>(sink.ptr())};
+    driver::launch(f, config, stream, &p);
+  };
+  for (int i = 0; i < kWarmups; ++i) launch_next();
+  std::vector<double> us;
+  for (int b = 0; b < kBatches; ++b) {
+    driver::Event start, end;
+    start.record(stream);
+    for (int i = 0; i < kLaunches; ++i) launch_next();
+    end.record(stream);
+    us.push_back(driver::elapsed_ms(start, end) * 1e3 / kLaunches);
+  }
+  std::sort(us.begin(), us.end());
+  return us[us.size() / 2];
+}
+
+}  // namespace
+
+std::vector<HotReadRow> measure_hot_reads(CUstream stream) {
+  driver::Module module = compile_diagnostic(jit::hot_read_source, "hot_read");
+  CUfunction f = module.function(jit::kHotReadKernel);
+  const auto cases = hot_read_cases();
+  std::size_t hot_bytes = 0;
+  for (const auto& c : cases) {
+    if (c.hot_bytes % 16 || c.hot_bytes == 0 || c.hot_bytes > 48 * 1024 || c.cold_bytes % 16)
+      throw ArgumentError("hot_read case", "hot bytes 16..48 KiB and cold bytes in 16-byte groups",
+                          c.what);
+    hot_bytes = std::max(hot_bytes, static_cast<std::size_t>(c.ctas) * c.hot_bytes);
+  }
+  driver::DeviceBuffer hot(hot_bytes), cold(kColdBytes), sink(4);
+  hot.fill_u16(0x3C01, stream);  // not zeros
+  cold.fill_u16(0x3C01, stream);
+  std::vector<HotReadRow> rows;
+  for (const auto& c : cases)
+    for (int copies : {c.ctas, 64, 8, 2, 1})
+      rows.push_back({c, copies, time_case(f, c, copies, hot, cold, sink, stream)});
+  return rows;
+}
+
+std::string hot_read_table(const std::vector<HotReadRow>& rows) {
+  std::string out =
+      "shared activation lines (us per launch, 20 back to back; against one copy per CTA)\n";
+  double own = 0;
+  for (const auto& r : rows) {
+    if (r.copies == r.shape.ctas) {
+      own = r.us;
+      out += fmt::format("{} ({} CTAs x {} threads)\n", r.shape.what, r.shape.ctas,
+                         r.shape.threads);
+    }
+    out += fmt::format("  {:>4} {}: {:6.2f} us ({:+.2f})\n", r.copies,
+                       r.copies == 1 ? "copy " : "copies", r.us, r.us - own);
+  }
+  return out;
+}
+
+}  // namespace moegemv::harness
