@@ -148,7 +148,7 @@ KernelConfig kernel_config(const Key& key, const std::string& tune) {
     else if (field == "stream" && value <= 1) c.stream = value, stream_set = true;
     else if (field == "chunks" && !gu && value >= 1 && value <= 16) c.chunks = value;
     else if (field == "slots" && gu && value >= 1 && value <= kMaxCols) c.slots = value;
-    else if (field == "knock" && value <= 511) c.knock = value;
+    else if (field == "knock" && value <= 1023) c.knock = value;
     else if (field == "stage" && gu && value <= 1) c.stage = value;
     else if (field == "order" && gu && value <= 1) c.order = value;
     else if (field == "group" && (value == 0 || (value >= 2 && value <= (gu ? 1024 : kDownGroupMaxM))))
@@ -198,7 +198,7 @@ KernelConfig kernel_config(const Key& key, const std::string& tune) {
           "bindex 0|1, dc_gcount 0|1, gu_shx 0..2, safter 0|1, "
           "carve 0..100 (preferred % shared), gu_spair 0|1, gu_dpre 0..3, gu_dprek 1|2|4|8, "
           "timeline 0|1 (dc_ 0..7: mark points, 8..11: waits; diagnostic), "
-          "knock 0..511 (diagnostic, wrong results)",
+          "knock 0..1023 (diagnostic, wrong results)",
           item);
   }
   if (c.ring && !stream_set) c.stream = 0;  // a classic-kernel experiment

@@ -283,13 +283,15 @@ __device__ __forceinline__ void down_stream(const DownParams& p) {
     e_ahead[MOEGEMV_DC_SAHEAD - 1] = e_fetch;
     if (u == begin || tile == 0) {
       ++tok;
+      constexpr bool kStage = !(MOEGEMV_KNOCK & 512);  // (512: diagnostic, kernel_config.h)
       if constexpr (kWarpStage && CH == 1) {
-        stage_down_act_row<I, SI, K>(p, tok, seg, lane, 32, bs, len);
+        if constexpr (kStage) stage_down_act_row<I, SI, K>(p, tok, seg, lane, 32, bs, len);
         __syncwarp();
       } else if constexpr (kWarpStage) {
         const unsigned int bar = kSegmentBar0 + seg, threads = CH * 32;
         ptx::named_barrier(bar, threads);  // the segment's warps are done with the last row
-        stage_down_act_row<I, SI, K>(p, tok, seg, (warp % CH) * 32 + lane, threads, bs, len);
+        if constexpr (kStage)
+          stage_down_act_row<I, SI, K>(p, tok, seg, (warp % CH) * 32 + lane, threads, bs, len);
         ptx::named_barrier(bar, threads);
       } else {
         ptx::named_barrier(kTokenBar, kAll);  // nobody reads the previous token's act, info any more
