@@ -104,8 +104,9 @@ std::string stream_read_source(const std::string& arch);
 /// 2, 4, 8 F2FP (2).
 std::string tile_read_source(const std::string& arch);
 
-/// Diagnostic kernel moegemv_hot_read (HotReadParams, templates/hot_read.cuh): every CTA stages the
-/// same few KB, or its own copy of them, beside its own cold weights (`moegemv bench --hot`).
+/// Diagnostic kernels moegemv_hot_read and moegemv_hot_read_cluster (HotReadParams,
+/// templates/hot_read.cuh): every CTA stages the same few KB, or its own copy of them, beside its
+/// own cold weights; or a cluster's CTAs share one read of them (`moegemv bench --hot`).
 inline constexpr const char* kHotReadKernel = "moegemv_hot_read";
 std::string hot_read_source(const std::string& arch);
 

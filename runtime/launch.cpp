@@ -1,5 +1,7 @@
 #include "runtime/launch.hpp"
 
+#include <string>
+
 #include "moegemv/errors.hpp"
 #include "runtime/device.hpp"
 #include "runtime/driver.hpp"
@@ -28,10 +30,24 @@ void launch(CUfunction f, const LaunchConfig& config, CUstream stream, void* par
   if (param_struct == nullptr) {
     throw ArgumentError("param_struct", "a pointer to the kernel's parameter struct", "nullptr");
   }
+  if (config.cluster < 1 || config.cluster > 8 || config.grid[0] % config.cluster != 0) {
+    throw ArgumentError("config.cluster", "1..8 CTAs dividing grid[0] (" +
+                                              std::to_string(config.grid[0]) + ")",
+                        std::to_string(config.cluster));
+  }
   // Lives in this frame, never static: concurrent launches must not share attribute storage.
-  CUlaunchAttribute attributes[1] = {};
-  attributes[0].id = CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
-  attributes[0].value.programmaticStreamSerializationAllowed = 1;
+  CUlaunchAttribute attributes[2] = {};
+  unsigned count = 0;
+  if (config.pdl) {
+    attributes[count].id = CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
+    attributes[count++].value.programmaticStreamSerializationAllowed = 1;
+  }
+  if (config.cluster > 1) {
+    attributes[count].id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
+    attributes[count].value.clusterDim.x = config.cluster;
+    attributes[count].value.clusterDim.y = 1;
+    attributes[count++].value.clusterDim.z = 1;
+  }
 
   CUlaunchConfig launch_config = {};
   launch_config.gridDimX = config.grid[0];
@@ -43,7 +59,7 @@ void launch(CUfunction f, const LaunchConfig& config, CUstream stream, void* par
   launch_config.sharedMemBytes = config.smem_bytes;
   launch_config.hStream = stream;
   launch_config.attrs = attributes;
-  launch_config.numAttrs = config.pdl ? 1 : 0;
+  launch_config.numAttrs = count;
 
   void* params[] = {param_struct};
   const CUresult result = api().cuLaunchKernelEx(&launch_config, f, params, nullptr);

@@ -12,6 +12,8 @@ struct LaunchConfig {
   bool pdl = false;         ///< programmatic dependent launch (sm_90+): overlap with the previous
                             ///< kernel's tail; the kernel must griddepcontrol.wait before reading
                             ///< that kernel's output
+  unsigned cluster = 1;     ///< CTAs per thread-block cluster along x (sm_90+, 1..8, dividing
+                            ///< grid[0]); 1: no cluster
 };
 
 /// Launches `f` with cuLaunchKernelEx. `param_struct` points to the kernel's only parameter, one

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Session 43's device plan (build: main, `make gpubin`; carry [".gpubin"]). The card is printed
 # first: compare numbers only within a call; everything under $OUT is packed into out.tgz.
-#   H  `bench --hot`: many CTAs staging the same activation lines against each its own copy
-#      (Qwen3-Next's M = 1 shapes; ~10 s).
+#   H  `bench --hot`: many CTAs staging the same activation lines against each its own copy, and
+#      one read shared by a cluster's CTAs (Qwen3-Next's M = 1 shapes; ~15 s).
 #   A  the down's act staging knocked out (`dc_knock=512`, wrong results) against the default,
 #      mirrored n X X2 n2, at M = 1 on Qwen3-Next and Qwen3.5-35B: what reading gate_up's output
 #      after the PDL wait costs the pair.

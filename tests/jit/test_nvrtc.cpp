@@ -287,7 +287,9 @@ TEST_CASE("the bench's and the check's diagnostic kernels compile", "[nvrtc]") {
   const std::string image(probe.cubin.begin(), probe.cubin.end());
   CHECK(image.find(jit::kSafterProbeKernel) != std::string::npos);
   const auto hot = jit::compile(jit::hot_read_source("sm_90"), "hot", "sm_90", jit::compile_options("sm_90"));
-  CHECK(std::string(hot.cubin.begin(), hot.cubin.end()).find(jit::kHotReadKernel) != std::string::npos);
+  const std::string hot_image(hot.cubin.begin(), hot.cubin.end());
+  CHECK(hot_image.find(jit::kHotReadKernel) != std::string::npos);
+  CHECK(hot_image.find(std::string(jit::kHotReadKernel) + "_cluster") != std::string::npos);
 }
 
 TEST_CASE("a compile error carries key, arch, options and log", "[nvrtc]") {

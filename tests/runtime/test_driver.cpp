@@ -142,6 +142,14 @@ TEST_CASE("check and MOEGEMV_CU throw typed errors naming the call", "[runtime]"
 TEST_CASE("argument errors come before any driver call", "[runtime]") {
   const drv::LaunchConfig config;
   CHECK_THROWS_AS(drv::launch(nullptr, config, nullptr, nullptr), ArgumentError);
+  // A cluster of 0, of more than 8 or not dividing the grid: named before the driver is asked.
+  int param = 0;
+  for (unsigned cluster : {0u, 3u, 16u}) {
+    drv::LaunchConfig clustered;
+    clustered.grid[0] = 8;
+    clustered.cluster = cluster;
+    CHECK_THROWS_WITH(drv::launch(nullptr, clustered, nullptr, &param), Contains("config.cluster"));
+  }
   CHECK_THROWS_AS(drv::capture(nullptr, [] {}), ArgumentError);
   const std::vector<std::uint8_t> not_elf(128, 0x42);
   CHECK_THROWS_AS(drv::Module(not_elf), ArgumentError);

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <string>
 
 #include "jit/codegen.hpp"
 #include "moegemv/errors.hpp"
@@ -28,7 +29,8 @@ std::vector<HotReadCase> hot_read_cases() {
           {"qwen3-next down M=1: act 11 KB alone", 256, 352, 11264, 0}};
 }
 
-double time_case(CUfunction f, const HotReadCase& c, int copies, const driver::DeviceBuffer& hot,
+double time_case(CUfunction f, const HotReadCase& c, int copies, int cluster,
+                 const driver::DeviceBuffer& hot,
                  const driver::DeviceBuffer& cold, const driver::DeviceBuffer& sink,
                  CUstream stream) {
   constexpr int kLaunches = 20, kBatches = 5, kWarmups = 3;
@@ -39,6 +41,7 @@ double time_case(CUfunction f, const HotReadCase& c, int copies, const driver::D
   config.grid[0] = static_cast<unsigned>(c.ctas);
   config.block[0] = static_cast<unsigned>(c.threads);
   config.smem_bytes = static_cast<unsigned>(c.hot_bytes);
+  config.cluster = static_cast<unsigned>(cluster);
   auto launch_next = [&] {
     const CUdeviceptr cold_slice = cold.ptr() + (slot++ % slots) * cold_per_launch;
     HotReadParams p{reinterpret_cast<const void*>(hot.ptr()),
@@ -66,6 +69,7 @@ double time_case(CUfunction f, const HotReadCase& c, int copies, const driver::D
 std::vector<HotReadRow> measure_hot_reads(CUstream stream) {
   driver::Module module = compile_diagnostic(jit::hot_read_source, "hot_read");
   CUfunction f = module.function(jit::kHotReadKernel);
+  CUfunction shared = module.function((std::string(jit::kHotReadKernel) + "_cluster").c_str());
   const auto cases = hot_read_cases();
   std::size_t hot_bytes = 0;
   for (const auto& c : cases) {
@@ -78,9 +82,12 @@ std::vector<HotReadRow> measure_hot_reads(CUstream stream) {
   hot.fill_u16(0x3C01, stream);  // not zeros
   cold.fill_u16(0x3C01, stream);
   std::vector<HotReadRow> rows;
-  for (const auto& c : cases)
+  for (const auto& c : cases) {
     for (int copies : {c.ctas, 64, 8, 2, 1})
-      rows.push_back({c, copies, time_case(f, c, copies, hot, cold, sink, stream)});
+      rows.push_back({c, copies, 1, time_case(f, c, copies, 1, hot, cold, sink, stream)});
+    for (int cluster : {2, 4, 8})
+      rows.push_back({c, 1, cluster, time_case(shared, c, 1, cluster, hot, cold, sink, stream)});
+  }
   return rows;
 }
 
@@ -89,13 +96,15 @@ std::string hot_read_table(const std::vector<HotReadRow>& rows) {
       "shared activation lines (us per launch, 20 back to back; against one copy per CTA)\n";
   double own = 0;
   for (const auto& r : rows) {
-    if (r.copies == r.shape.ctas) {
+    if (r.copies == r.shape.ctas && r.cluster == 1) {
       own = r.us;
       out += fmt::format("{} ({} CTAs x {} threads)\n", r.shape.what, r.shape.ctas,
                          r.shape.threads);
     }
-    out += fmt::format("  {:>4} {}: {:6.2f} us ({:+.2f})\n", r.copies,
-                       r.copies == 1 ? "copy " : "copies", r.us, r.us - own);
+    const std::string read =
+        r.cluster > 1 ? fmt::format("1 copy, one read per cluster of {}", r.cluster)
+                      : fmt::format("{} {}", r.copies, r.copies == 1 ? "copy" : "copies");
+    out += fmt::format("  {:<36} {:6.2f} us ({:+.2f})\n", read, r.us, r.us - own);
   }
   return out;
 }

@@ -17,15 +17,16 @@ struct HotReadCase {
 };
 
 /// us per launch (median of 5 batches of 20 launches back to back, after 3 warm-ups) with the
-/// activations read from `copies` copies (CTA b from copy b % copies).
+/// activations read from `copies` copies (CTA b from copy b % copies), by each CTA (cluster 1) or
+/// once per cluster of `cluster` CTAs that share the read through distributed shared memory.
 struct HotReadRow {
   HotReadCase shape;
-  int copies;
+  int copies, cluster;
   double us;
 };
 
 /// The Qwen3-Next M = 1 shapes (gate_up's 704 CTAs with x, the down's 256 with act), each at
-/// 1, 2, 8, 64 and one copy per CTA.
+/// one copy per CTA, 64, 8, 2 and 1 copies, then 1 copy shared by clusters of 2, 4 and 8.
 std::vector<HotReadRow> measure_hot_reads(CUstream stream);
 
 /// A table of `rows`, each against the same shape's one-copy-per-CTA row.
