@@ -51,11 +51,12 @@ void add_bench_command(CLI::App& app) {
       ->check(CLI::Range(1, 1000))
       ->needs(timeline);
   auto patterns = std::make_shared<bool>(false);
-  cmd->add_flag("--patterns", *patterns,
+  auto* patterns_flag = cmd->add_flag("--patterns", *patterns,
                 "only the access-pattern diagnostic: the tiles' read pattern without arithmetic");
   auto hot = std::make_shared<bool>(false);
   cmd->add_flag("--hot", *hot,
-                "only the shared-lines diagnostic: many CTAs staging the same activation rows");
+                "only the shared-lines diagnostic: many CTAs staging the same activation rows")
+      ->excludes(patterns_flag);
   cmd->callback([config, json, ranks_tp, ranks_ep, patterns, hot] {
     if (*ranks_tp > 1 || *ranks_ep > 1) {
       // No CUDA call in this process before the ranks are forked.

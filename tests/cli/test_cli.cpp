@@ -95,6 +95,13 @@ TEST_CASE("bench names a bad --timeline-replays, and one given without --timelin
   CHECK_THAT(alone.err, Contains("--timeline-replays") && Contains("--timeline"));
 }
 
+TEST_CASE("bench takes one diagnostic at a time and says so before it looks for a GPU", "[cli]") {
+  TempDir dir;
+  const Result r = run_cli({"bench", "--hot", "--patterns"}, dir);
+  CHECK(r.status != 0);
+  CHECK_THAT(r.err, Contains("--hot") && Contains("--patterns") && !Contains("GPU"));
+}
+
 TEST_CASE("check --shard-control sums CPU reference shards without a GPU", "[cli]") {
   TempDir dir;
   const Result r =
