@@ -112,6 +112,20 @@ driver::LaunchConfig stream_read_config() {
 
 }  // namespace
 
+double median_batch_ms(CUstream stream, const std::function<void()>& launch, int warmups,
+                       int batches, int launches) {
+  for (int i = 0; i < warmups; ++i) launch();
+  std::vector<double> ms;
+  for (int b = 0; b < batches; ++b) {
+    driver::Event start, end;
+    start.record(stream);
+    for (int i = 0; i < launches; ++i) launch();
+    end.record(stream);
+    ms.push_back(driver::elapsed_ms(start, end));
+  }
+  return median(ms);
+}
+
 driver::Module compile_diagnostic(std::string (*source)(const std::string&), const char* name) {
   const std::string arch = detail::current_arch();
   auto compiled = jit::compile(source(arch), name, arch, jit::compile_options(arch));
@@ -161,16 +175,8 @@ double TileReadBench::sized_gbps(std::size_t bytes, bool tiles) {
                        reinterpret_cast<unsigned int*>(sink_.ptr())};
     driver::launch(f, c, stream_, &p);
   };
-  for (int i = 0; i < 3; ++i) launch_next();
-  std::vector<double> gbps;
-  for (int b = 0; b < kBatches; ++b) {
-    driver::Event start, end;
-    start.record(stream_);
-    for (int i = 0; i < kLaunches; ++i) launch_next();
-    end.record(stream_);
-    gbps.push_back(kLaunches * static_cast<double>(bytes) / (driver::elapsed_ms(start, end) * 1e6));
-  }
-  return median(gbps);
+  const double ms = median_batch_ms(stream_, launch_next, 3, kBatches, kLaunches);
+  return kLaunches * static_cast<double>(bytes) / (ms * 1e6);
 }
 
 double TileReadBench::gbps(int row_bytes, int chunk, int rounds, int work, int ctas_per_sm) {

@@ -94,6 +94,11 @@ struct Timing {
 Timing time_graph(const driver::GraphExec& graph, CUstream stream, int batches, int replays,
                   double settle_ms = 0);
 
+/// The median over `batches` of the ms that `launches` calls of `launch` (each enqueueing one
+/// kernel on `stream`) take back to back, event-timed, after `warmups` untimed calls.
+double median_batch_ms(CUstream stream, const std::function<void()>& launch, int warmups,
+                       int batches, int launches);
+
 /// A diagnostic kernel source (stream_read, tile_read, hot_read) compiled for the current device.
 driver::Module compile_diagnostic(std::string (*source)(const std::string&), const char* name);
 

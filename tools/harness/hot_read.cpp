@@ -51,17 +51,7 @@ double time_case(CUfunction f, const HotReadCase& c, int copies, int cluster,
                     reinterpret_cast<unsigned int*>(sink.ptr())};
     driver::launch(f, config, stream, &p);
   };
-  for (int i = 0; i < kWarmups; ++i) launch_next();
-  std::vector<double> us;
-  for (int b = 0; b < kBatches; ++b) {
-    driver::Event start, end;
-    start.record(stream);
-    for (int i = 0; i < kLaunches; ++i) launch_next();
-    end.record(stream);
-    us.push_back(driver::elapsed_ms(start, end) * 1e3 / kLaunches);
-  }
-  std::sort(us.begin(), us.end());
-  return us[us.size() / 2];
+  return median_batch_ms(stream, launch_next, kWarmups, kBatches, kLaunches) * 1e3 / kLaunches;
 }
 
 }  // namespace
