@@ -77,6 +77,10 @@ std::vector<HotReadRow> measure_hot_reads(CUstream stream) {
       rows.push_back({c, copies, 1, time_case(f, c, copies, 1, hot, cold, sink, stream)});
     for (int cluster : {2, 4, 8})
       rows.push_back({c, 1, cluster, time_case(shared, c, 1, cluster, hot, cold, sink, stream)});
+    // The cluster's own cost (its stores and barrier, on distinct lines), then the first row
+    // again: how far two timings of one form lie apart.
+    rows.push_back({c, c.ctas, 4, time_case(shared, c, c.ctas, 4, hot, cold, sink, stream)});
+    rows.push_back({c, c.ctas, 1, time_case(f, c, c.ctas, 1, hot, cold, sink, stream)});
   }
   return rows;
 }
@@ -85,16 +89,21 @@ std::string hot_read_table(const std::vector<HotReadRow>& rows) {
   std::string out =
       "shared activation lines (us per launch, 20 back to back; against one copy per CTA)\n";
   double own = 0;
+  const HotReadCase* shape = nullptr;
   for (const auto& r : rows) {
-    if (r.copies == r.shape.ctas && r.cluster == 1) {
+    if (shape == nullptr || r.shape.what != shape->what) {  // a shape's first row: one copy per CTA
+      shape = &r.shape;
       own = r.us;
       out += fmt::format("{} ({} CTAs x {} threads)\n", r.shape.what, r.shape.ctas,
                          r.shape.threads);
     }
+    const bool each = r.copies == r.shape.ctas;
+    const std::string copies =
+        each ? std::string("one copy per CTA")
+             : fmt::format("{} {}", r.copies, r.copies == 1 ? "copy" : "copies");
     const std::string read =
-        r.cluster > 1 ? fmt::format("1 copy, one read per cluster of {}", r.cluster)
-                      : fmt::format("{} {}", r.copies, r.copies == 1 ? "copy" : "copies");
-    out += fmt::format("  {:<36} {:6.2f} us ({:+.2f})\n", read, r.us, r.us - own);
+        r.cluster > 1 ? fmt::format("{}, one read per cluster of {}", copies, r.cluster) : copies;
+    out += fmt::format("  {:<48} {:6.2f} us ({:+.2f})\n", read, r.us, r.us - own);
   }
   return out;
 }

@@ -26,10 +26,11 @@ struct HotReadRow {
 };
 
 /// The Qwen3-Next M = 1 shapes (gate_up's 704 CTAs with x, the down's 256 with act), each at
-/// one copy per CTA, 64, 8, 2 and 1 copies, then 1 copy shared by clusters of 2, 4 and 8.
+/// one copy per CTA, 64, 8, 2 and 1 copies, 1 copy shared by clusters of 2, 4 and 8, clusters of
+/// 4 on one copy per CTA (the cluster's own cost), and one copy per CTA again (the spread).
 std::vector<HotReadRow> measure_hot_reads(CUstream stream);
 
-/// A table of `rows`, each against the same shape's one-copy-per-CTA row.
+/// A table of `rows`, each against its shape's first row (one copy per CTA).
 std::string hot_read_table(const std::vector<HotReadRow>& rows);
 
 }  // namespace moegemv::harness
