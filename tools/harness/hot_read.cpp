@@ -30,9 +30,8 @@ std::vector<HotReadCase> hot_read_cases() {
 }
 
 double time_case(CUfunction f, const HotReadCase& c, int copies, int cluster,
-                 const driver::DeviceBuffer& hot,
-                 const driver::DeviceBuffer& cold, const driver::DeviceBuffer& sink,
-                 CUstream stream) {
+                 const driver::DeviceBuffer& hot, const driver::DeviceBuffer& cold,
+                 const driver::DeviceBuffer& sink, CUstream stream) {
   constexpr int kLaunches = 20, kBatches = 5, kWarmups = 3;
   const std::size_t cold_per_launch = static_cast<std::size_t>(c.ctas) * c.cold_bytes;
   const std::size_t slots = cold_per_launch ? kColdBytes / cold_per_launch : 1;
