@@ -21,8 +21,9 @@
 // 128: every unit's block scales are tile 0's (they stay in L1/L2): what the scale loads' latency
 // under a loaded memory system costs the consumers. 256: as 32, but each copy's runs are prefetched
 // into L2 instead (the DRAM traffic without the shared-memory writes). 512 (session 43): the
-// streaming down's consumer warps stage no act (their dot products read whatever shared memory
-// holds): what reading gate_up's output after the PDL wait costs.
+// streaming down's consumer warps stage no act where they stage it per warp (dc_wstage; the
+// CTA-wide staging stays), their dot products reading whatever shared memory holds: what reading
+// gate_up's output after the PDL wait costs.
 #ifndef MOEGEMV_KNOCK
 #define MOEGEMV_KNOCK 0
 #endif
