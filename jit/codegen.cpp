@@ -182,6 +182,7 @@ KernelConfig kernel_config(const Key& key, const std::string& tune) {
       c.shx = value, m1_asked.shx = true;
     else if (field == "safter" && value >= 0 && value <= 1) c.safter = value, safter_set = true;
     else if (field == "carve" && value <= 100) c.carve = value + 1;
+    else if (field == "cluster" && !gu && value <= 8) c.cluster = value;
     else if (field == "spair" && gu && value <= 1) c.spair = value;
     else if (field == "dpre" && gu && value <= 3) c.dpre = value;
     else if (field == "dprek" && gu && (value == 1 || value == 2 || value == 4 || value == 8))
@@ -197,6 +198,7 @@ KernelConfig kernel_config(const Key& key, const std::string& tune) {
           "gu_m1minb 1..16, gu_m1split 0|1, gu_m1warps 1..8, maxreg 0|24..255, decode 0..3, "
           "bindex 0|1, dc_gcount 0|1, gu_shx 0..2, safter 0|1, "
           "carve 0..100 (preferred % shared), gu_spair 0|1, gu_dpre 0..3, gu_dprek 1|2|4|8, "
+          "dc_cluster 0..8, "
           "timeline 0|1 (dc_ 0..7: mark points, 8..11: waits; diagnostic), "
           "knock 0..1023 (diagnostic, wrong results)",
           item);
@@ -218,6 +220,7 @@ KernelConfig kernel_config(const Key& key, const std::string& tune) {
         s.maxreg = down_safter_register_cap(kernel_config(Key{Kind::kGateUp, key.h, key.i, key.si, key.k}, tune), s);
       if (gu && s.safter) settle_gate_up_safter(key, s);
       if (gu) settle_m1_split(key, s, m1_asked, tune);  // none in the streaming gate_up
+      if (!gu) check_down_cluster(key, s, tune);
       s.spair = 0;  // the classic tiles' (MOEGEMV_GU_SPAIR; dpre: gate_up_dpre.cuh)
       s.dpre = 0;
       return s;
@@ -227,7 +230,7 @@ KernelConfig kernel_config(const Key& key, const std::string& tune) {
     // becomes the PDL wait; the streaming down's default cap does not apply).
     const int timeline = c.timeline, maxreg = maxreg_set ? c.maxreg : 0, decode = c.decode,
               bindex = c.bindex, carve = c.carve, spair = c.spair, dpre = c.dpre,
-              dprek = c.dprek;
+              dprek = c.dprek, cluster = c.cluster;
     const int safter = gu ? c.safter : 0;  // gu_safter is the classic tiles'; dc_safter the stream's
     const int m1_split = c.m1_split;
     c = gu ? default_gate_up_config(key.h, key.k) : default_down_config(key.h, key.i, key.si, key.k);
@@ -243,8 +246,10 @@ KernelConfig kernel_config(const Key& key, const std::string& tune) {
     c.spair = spair;
     c.dpre = dpre;
     c.dprek = dprek;
+    c.cluster = cluster;  // asked for, an error below (the streaming down's)
   }
   if (!c.stream) c.wstage = 0;  // the per-warp staging is the streaming down's
+  check_down_cluster(key, c, tune);  // (the streaming down's: an error if asked for here)
   if (gu && c.split) {
     // The default split gives way to an asked-for ring or direct x; an asked-for split does not.
     if ((c.ring || c.direct_b) && !split_set) c.split = 0;
@@ -329,6 +334,7 @@ std::string generate_source(const Key& key, const std::string& arch, const std::
     }
     std::string source = render(gate_up ? kStreamGateUp : kStreamDown, values);
     if (!gate_up && c.group) source += group_kernel_source(key, c);
+    if (has_cluster_kernel(c)) source += cluster_kernel_source(key, c, values);
     return source;
   }
   std::map<std::string, std::string> values = {

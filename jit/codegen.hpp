@@ -1,6 +1,7 @@
 #pragma once
 // The generator: picks template arguments for a key and emits a short instantiation with a
 // predictable extern "C" name. All kernel logic lives in templates/*.cuh.
+#include <map>
 #include <string>
 #include <vector>
 
@@ -15,7 +16,8 @@ void validate_arch(const std::string& arch);
 
 /// "moegemv_gate_up_7168_2048_2048_8".
 std::string kernel_name(const Key& key);
-/// The module's second kernel for M = 1 where the config has one: "<kernel_name>_m1".
+/// The module's second kernel for M = 1 where the config has one: "<kernel_name>_m1" (the classic
+/// gate_up's, gu_m1pipe; the streaming down's with dc_cluster: has_cluster_kernel).
 std::string single_token_kernel_name(const Key& key);
 bool has_single_token_kernel(const KernelConfig& config);
 /// The M = 1 kernel's warps per CTA (gu_m1warps; v60: 4 where jit/codegen_m1.cpp says so).
@@ -33,6 +35,16 @@ std::string group_kernel_source(const Key& key, const KernelConfig& config);
 /// Its rings: config.rings where it fits (ArgumentError naming MOEGEMV_TUNE otherwise), else the
 /// default (down_group_rings: the most that keep the SM in the 196 KB split).
 int group_rings(const Key& key, const KernelConfig& config);
+
+/// dc_cluster=C (jit/codegen_cluster.cpp): the streaming down's M = 1 kernel whose CTAs share the
+/// act rows over clusters of C (templates/down_cluster_act.cuh), named single_token_kernel_name;
+/// check_down_cluster throws ArgumentError naming MOEGEMV_TUNE where the config cannot take it
+/// (not the streaming down, or act staged CTA-wide); its instantiation from the streaming
+/// kernel's values.
+bool has_cluster_kernel(const KernelConfig& config);
+void check_down_cluster(const Key& key, const KernelConfig& config, const std::string& tune);
+std::string cluster_kernel_source(const Key& key, const KernelConfig& config,
+                                  const std::map<std::string, std::string>& values);
 
 /// The scale-after candidates' conditions (jit/codegen_safter.cpp): dc_safter=1 (slot_after.cuh)
 /// throws ArgumentError naming it where the streaming down's config cannot take it; gu_safter=1

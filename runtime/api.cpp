@@ -59,6 +59,13 @@ void down_combine(const DownCombineArgs& args, CUstream stream, const LaunchOpti
     driver::launch(kernel->group, c, stream, &launch.params);
     return;
   }
+  if (m == 1 && kernel->single_token_cluster > 1) {  // dc_cluster's M = 1 kernel
+    const auto ctas = static_cast<unsigned>(kernel->single_token_ctas);
+    driver::LaunchConfig c = config(*kernel, ctas, options.pdl);
+    c.cluster = static_cast<unsigned>(kernel->single_token_cluster);
+    driver::launch(kernel->single_token, c, stream, &launch.params);
+    return;
+  }
   const int units = down_ctas(m, launch.key.h, kernel->tile_rows);
   const int ctas = kernel->persistent_ctas > 0 ? std::min(units, kernel->persistent_ctas) : units;
   driver::launch(kernel->function, config(*kernel, ctas, options.pdl), stream, &launch.params);

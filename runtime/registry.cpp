@@ -55,6 +55,22 @@ void load_group(LoadedKernel& kernel, const Key& key, const KernelConfig& config
   kernel.group_ctas = ctas;
 }
 
+// dc_cluster=C: the streaming down's M = 1 kernel (jit/codegen_cluster.cpp) on as many CTAs as
+// units or as fit at once, which must be a multiple of C (each cluster's CTAs all get units).
+void load_cluster(LoadedKernel& kernel, const Key& key, const KernelConfig& config, int sms,
+                  CUfunction f) {
+  const int fit = sms * driver::max_active_ctas_per_sm(f, 32 * kernel.warps, kernel.smem_bytes);
+  const int ctas = std::min(down_ctas(1, key.h, kernel.tile_rows), fit);
+  if (ctas % config.cluster != 0)
+    throw ArgumentError("MOEGEMV_TUNE",
+                        fmt::format("dc_cluster dividing the M = 1 grid of {} ({} CTAs here)",
+                                    key.str(), ctas),
+                        fmt::format("dc_cluster={}", config.cluster));
+  kernel.single_token = f;
+  kernel.single_token_cluster = config.cluster;
+  kernel.single_token_ctas = ctas;
+}
+
 // Errors by which the driver rejects a cubin itself (damaged, or built for another GPU or
 // toolkit): only these make a stored copy worth discarding. Out of memory, a capture in
 // progress or a lost context say nothing about the file.
@@ -124,6 +140,8 @@ KernelPtr load(const Key& key, const std::string& arch) {
         kernel->persistent_ctas =
             sms * driver::max_active_ctas_per_sm(kernel->function, 32 * kernel->warps, kernel->smem_bytes);
         if (key.kind == Kind::kDownCombine && config.group > 0) load_group(*kernel, key, config, sms);
+        if (jit::has_cluster_kernel(config))
+          load_cluster(*kernel, key, config, sms, function(jit::single_token_kernel_name(key)));
       }
       return kernel;
     } catch (const CudaError& e) {

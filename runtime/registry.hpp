@@ -16,7 +16,7 @@ namespace moegemv::detail {
 struct LoadedKernel {
   driver::Module module;
   CUfunction function = nullptr;
-  /// Classic gate_up: the module's kernel for M = 1, where the config has one.
+  /// The module's kernel for M = 1, where the config has one (classic gate_up; dc_cluster below).
   CUfunction single_token = nullptr;
   int warps = 0;
   int smem_bytes = 0;
@@ -35,6 +35,10 @@ struct LoadedKernel {
   int group_smem_bytes = 0;
   int group_ctas = 0;
   int single_token_warps = 0;  ///< the M = 1 kernel's warps per CTA (gu_m1warps; v60)
+  /// Streaming down with dc_cluster=C: single_token is the M = 1 kernel sharing act over clusters
+  /// of C CTAs (templates/down_cluster_act.cuh), launched on single_token_ctas CTAs.
+  int single_token_cluster = 0;
+  int single_token_ctas = 0;
 };
 
 /// The process-wide cubin store (created from Options::global() on first use).

@@ -30,6 +30,31 @@ __device__ __forceinline__ void store_v4(unsigned int remote, ptx::U32x4 v) {
                : "memory");
 }
 
+// An asynchronous 16-byte store into CTA shared memory at `remote` (map) that completes 16 bytes
+// of transactions on the mbarrier at `remote_bar` of the same CTA (release at cluster scope): the
+// receiver waits on its own barrier (wait_acquire) and no cluster barrier is needed.
+__device__ __forceinline__ void store_async_v4(unsigned int remote, ptx::U32x4 v,
+                                               unsigned int remote_bar) {
+  asm volatile(
+      "st.async.shared::cluster.mbarrier::complete_tx::bytes.v4.b32 [%0], {%1, %2, %3, %4}, [%5];"
+      ::"r"(remote), "r"(v.x), "r"(v.y), "r"(v.z), "r"(v.w), "r"(remote_bar)
+      : "memory");
+}
+
+// Waits until the phase of the given parity of this CTA's mbarrier has completed, with acquire at
+// cluster scope (the data other CTAs stored before completing it is then visible).
+__device__ __forceinline__ void wait_acquire(unsigned int bar, unsigned int parity) {
+  unsigned int done = 0;
+  while (!done) {
+    asm volatile(
+        "{ .reg .pred p; mbarrier.try_wait.parity.acquire.cluster.shared::cta.b64 p, [%1], %2; "
+        "selp.u32 %0, 1, 0, p; }"
+        : "=r"(done)
+        : "r"(bar), "r"(parity)
+        : "memory");
+  }
+}
+
 // Every thread of every CTA of the cluster: the stores before it are visible to the loads after.
 __device__ __forceinline__ void sync() {
   asm volatile("barrier.cluster.arrive.release.aligned;\n\tbarrier.cluster.wait.acquire.aligned;" ::

@@ -13,6 +13,7 @@
 // through a 2-slot mbarrier ring, so the consumers never wait for each other.
 #pragma once
 
+#include "down_cluster_act.cuh"
 #include "down_produce.cuh"
 #include "slot_after.cuh"
 
@@ -63,6 +64,19 @@ __device__ __forceinline__ void stage_down_act_row(const DownParams& p, int tok,
     stage_groups_by(tid, threads, len / 8, src, bs + seg * (I / 8), SafterScaleAct{});
   else
     stage_groups_by(tid, threads, len / 8, src, bs + seg * (I / 8));
+}
+
+// The same for token 0 at M = 1, the row shared over a cluster of C CTAs (down_cluster_act.cuh).
+template <int I, int SI, int K, int C, bool kStage>
+__device__ __forceinline__ void stage_down_act_row_cluster(const DownParams& p, int seg, int tid,
+                                                           int threads, ptx::U32x4* bs, int len,
+                                                           unsigned int bar) {
+  const unsigned short* row = seg < K ? p.act + static_cast<long long>(seg) * I : p.sact;
+  auto src = [&](int gi) { return row + 8 * gi; };
+  if constexpr (MOEGEMV_DC_SAFTER != 0)
+    stage_cluster_row<C, kStage>(tid, threads, len, src, bs + seg * (I / 8), bar, SafterScaleAct{});
+  else
+    stage_cluster_row<C, kStage>(tid, threads, len, src, bs + seg * (I / 8), bar, KeepGroup{});
 }
 
 // The token's routing (ids, tw: written before gate_up started, SPEC 5) and alpha2 (a weight),
@@ -165,14 +179,17 @@ __device__ __forceinline__ void down_combine_units(const DownParams& p, const fl
   }
 }
 
-template <int H, int I, int SI, int K, int CH, int D>
+// C > 1: the module's M = 1 kernel with dc_cluster=C (down_cluster_act.cuh), launched only at
+// M = 1 in clusters of C CTAs.
+template <int H, int I, int SI, int K, int CH, int D, int C = 1>
 __device__ __forceinline__ void down_stream(const DownParams& p) {
   using S = DownStream<H, I, SI, K, CH, D>;
   static_assert(down_stream_fits(I, SI, K, CH), "I, SI multiples of 256, K <= 32, a step per warp");
   constexpr int W = S::kWarps;
   extern __shared__ __align__(16) unsigned char smem[];
   const Barriers bars{ptx::shared_addr(smem), S::kSegs * D};
-  unsigned char* slot_mem = smem + down_stream_barrier_bytes(S::kSegs * D);
+  constexpr int kActBars = C > 1 ? S::kSegs : 0;  // ClusterActBars
+  unsigned char* slot_mem = smem + down_stream_barrier_bytes(S::kSegs * D, kActBars);
   ptx::U32x4* bs = reinterpret_cast<ptx::U32x4*>(slot_mem + S::kSegs * D * S::kSlotBytes);
   float* parts = reinterpret_cast<float*>(reinterpret_cast<unsigned char*>(bs) + (K * I + SI) * 2);
   float* tok_mem = parts + 2 * W * 8;
@@ -190,12 +207,15 @@ __device__ __forceinline__ void down_stream(const DownParams& p) {
 
   int begin, end;
   cta_units(down_stream_units(p.m, H), begin, end);
-  static_assert(8 * 2 * S::kSegs * D + 32 <= down_stream_barrier_bytes(S::kSegs * D),
-                "room for PartialBars after the slots' barriers");
+  static_assert(8 * 2 * S::kSegs * D + 32 + 8 * kActBars <=
+                    down_stream_barrier_bytes(S::kSegs * D, kActBars),
+                "room for PartialBars (and ClusterActBars) after the slots' barriers");
   const PartialBars pb{ptx::shared_addr(smem) + 8 * 2 * S::kSegs * D};
+  const ClusterActBars act_bars{pb.base + 32};
   if (threadIdx.x == 0) {
     pb.init(W);
-    bars.init(CH);
+    if (C > 1) act_bars.init(S::kSegs);
+    bars.init(CH);  // and the fence that makes every barrier's init visible to the cluster
   }
   // The scale-after form's zero row, after every warp's scale scratch (down_stream_smem_bytes).
   ptx::U32x4* safter_zeros = reinterpret_cast<ptx::U32x4*>(
@@ -206,6 +226,7 @@ __device__ __forceinline__ void down_stream(const DownParams& p) {
       safter_zeros[i] = ptx::U32x4{0u, 0u, 0u, 0u};
   }
   __syncthreads();
+  if constexpr (C > 1) cluster::sync();  // every peer's act barriers initialized (before the wait)
   if (warp == W) {
     const unsigned int slots = ptx::shared_addr(slot_mem);
     if (MOEGEMV_DC_LANES) down_produce_lanes<H, I, SI, K, CH, D>(p, bars, slots, begin, end);
@@ -257,6 +278,7 @@ __device__ __forceinline__ void down_stream(const DownParams& p) {
   // MOEGEMV_DC_EARLY: the first token's routing info before the wait, off the path after it.
   constexpr bool kWarpStage = down_warp_stage<CH, S::kSegs>();
   static_assert(!kAfter || (kHeld && kWarpStage), "dc_safter: held scales, per-warp act staging");
+  static_assert(C == 1 || kWarpStage, "dc_cluster: per-warp act staging");
   const int early_tok = MOEGEMV_DC_EARLY && !kWarpStage && begin < end ? begin / S::kTiles : -1;
   if (early_tok >= 0) stage_down_info<K>(p, early_tok, info);
   ptx::griddep_wait();  // act and sact are gate_up's output
@@ -284,7 +306,10 @@ __device__ __forceinline__ void down_stream(const DownParams& p) {
     if (u == begin || tile == 0) {
       ++tok;
       constexpr bool kStage = !(MOEGEMV_KNOCK & 512);  // (512: diagnostic, kernel_config.h)
-      if constexpr (kWarpStage && CH == 1) {
+      if constexpr (C > 1) {  // M = 1: the row shared over the cluster, once
+        stage_down_act_row_cluster<I, SI, K, C, kStage>(p, seg, (warp % CH) * 32 + lane, CH * 32,
+                                                         bs, len, act_bars.bar(seg));
+      } else if constexpr (kWarpStage && CH == 1) {
         if constexpr (kStage) stage_down_act_row<I, SI, K>(p, tok, seg, lane, 32, bs, len);
         __syncwarp();
       } else if constexpr (kWarpStage) {

@@ -214,6 +214,8 @@ struct KernelConfig {
   int dprek;       // ... each share asked by this many CTAs (MOEGEMV_GU_DPREK); 0 or 1: one
   int carve;       // 0: the driver's L1/shared split; P + 1: a preferred carveout of P percent
                    // shared (gu_|dc_carve=P, set on the loaded functions; a hint, no source change)
+  int cluster;     // streaming down: C in 2..8 = a second kernel for M = 1 whose CTAs share the
+                   // act rows over clusters of C (dc_cluster, down_cluster_act.cuh); 0 or 1: none
 };
 
 }  // namespace moegemv

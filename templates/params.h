@@ -281,11 +281,15 @@ MOEGEMV_HD constexpr int down_stream_scale_scratch_bytes(int i, int si, int k, i
 }
 // The streaming down's mbarriers: 8 bytes for each slot's full and empty barrier, then the
 // combiner's PartialBars (32 bytes); the slots start at the next 128 bytes (session 23: 16 bytes
-// a barrier before, 384 bytes more on DeepSeek-V3 and GLM-4.5).
-MOEGEMV_HD constexpr int down_stream_barrier_bytes(int slots) { return ceil_div(8 * 2 * slots + 32, 128) * 128; }
+// a barrier before, 384 bytes more on DeepSeek-V3 and GLM-4.5); with dc_cluster (c.cluster > 1)
+// one more per segment for the M = 1 kernel's shared act rows (down_cluster_act.cuh; the module's
+// other kernel is launched with the same bytes).
+MOEGEMV_HD constexpr int down_stream_barrier_bytes(int slots, int act_bars = 0) {
+  return ceil_div(8 * 2 * slots + 32 + 8 * act_bars, 128) * 128;
+}
 MOEGEMV_HD constexpr int down_stream_smem_bytes(int i, int si, int k, KernelConfig c) {
   const int segs = down_stream_segments(si, k);
-  return down_stream_barrier_bytes(segs * c.pipe) + segs * c.pipe * down_stream_slot_bytes(i, si) +
+  return down_stream_barrier_bytes(segs * c.pipe, c.cluster > 1 ? segs : 0) + segs * c.pipe * down_stream_slot_bytes(i, si) +
          (k * i + si) * 2 + 2 * down_stream_warps(si, k, c.chunks) * 8 * 4 + down_stream_token_bytes(k) +
          down_stream_scale_scratch_bytes(i, si, k, c.chunks, c.sahead) +
          (c.safter ? down_safter_zero_bytes(i, si, c.chunks) : 0);

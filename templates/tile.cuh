@@ -110,9 +110,11 @@ using BSource = typename Pick<kDirect, GlobalB, SmemB>::type;
 struct KeepGroup {
   __device__ __forceinline__ ptx::U32x4 operator()(ptx::U32x4 v) const { return v; }
 };
-template <int kBatch = 8, class Src, class Post = KeepGroup>
-__device__ __forceinline__ void stage_groups_by(int tid, int threads, int groups, Src src,
-                                                ptx::U32x4* dst, Post post = {}) {
+// stage_groups_put: the loop alone, put(g, group) storing each permuted group (a cluster's
+// shared staging stores it into every CTA of the cluster: down_cluster_act.cuh).
+template <int kBatch = 8, class Src, class Put>
+__device__ __forceinline__ void stage_groups_put(int tid, int threads, int groups, Src src,
+                                                 Put put) {
   for (int g0 = tid; g0 < groups; g0 += kBatch * threads) {
     ptx::U32x4 v[kBatch];
 #pragma unroll
@@ -123,9 +125,15 @@ __device__ __forceinline__ void stage_groups_by(int tid, int threads, int groups
 #pragma unroll
     for (int i = 0; i < kBatch; ++i) {
       const int g = g0 + i * threads;
-      if (g < groups) dst[g] = post(permute_group(v[i]));
+      if (g < groups) put(g, permute_group(v[i]));
     }
   }
+}
+template <int kBatch = 8, class Src, class Post = KeepGroup>
+__device__ __forceinline__ void stage_groups_by(int tid, int threads, int groups, Src src,
+                                                ptx::U32x4* dst, Post post = {}) {
+  stage_groups_put<kBatch>(tid, threads, groups, src,
+                           [&](int g, ptx::U32x4 v) { dst[g] = post(v); });
 }
 template <int kBatch = 8, class Src>
 __device__ __forceinline__ void stage_groups(int groups, Src src, ptx::U32x4* dst) {

@@ -72,7 +72,21 @@ TEST_CASE("the streaming down's barriers and zero row take what they use", "[cod
     CHECK(bytes % 128 == 0);  // the slots after them stay 128-byte aligned
     CHECK(bytes >= 8 * 2 * slots + 32);  // full and empty per slot, then PartialBars
     CHECK(bytes < 8 * 2 * slots + 32 + 128);
+    // dc_cluster's M = 1 kernel: one more barrier per segment (at most 33) after PartialBars.
+    for (int segments : {1, 9, 11, 33}) {
+      const int more = down_stream_barrier_bytes(slots, segments);
+      CHECK(more % 128 == 0);
+      CHECK(more >= 8 * 2 * slots + 32 + 8 * segments);
+      CHECK(more < 8 * 2 * slots + 32 + 8 * segments + 128);
+    }
   }
+  // The config's shared memory takes them only with dc_cluster (Qwen3-Next: 11 segments x 2
+  // slots fill 384 bytes exactly, so 128 more).
+  const Key qwen{Kind::kDownCombine, 2048, 512, 512, 10};
+  KernelConfig c = jit::kernel_config(qwen, "");
+  const int plain = down_stream_smem_bytes(qwen.i, qwen.si, qwen.k, c);
+  c.cluster = 4;
+  CHECK(down_stream_smem_bytes(qwen.i, qwen.si, qwen.k, c) == plain + 128);
   // The scale-after zero row: 256 bytes (16 B groups of 16 lanes' k) per step of one warp.
   CHECK(down_safter_zero_bytes(2048, 2048, 2) == 1024);  // DeepSeek-V3: 4 steps a warp
   CHECK(down_safter_zero_bytes(1536, 1536, 2) == 768);   // GLM-4.5: 3
