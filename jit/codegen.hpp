@@ -105,6 +105,11 @@ std::string probe_source(const std::string& arch, int decode_form = 0);
 inline constexpr const char* kSafterProbeKernel = "moegemv_safter_probe";
 std::string safter_probe_source(const std::string& arch);
 
+/// The cluster-staging probe (templates/cluster_probe.cuh; ClusterProbeParams): kernels
+/// moegemv_cluster_probe_C for C = 2, 4, 8, to be launched in clusters of C, 128 threads at most.
+inline constexpr const char* kClusterProbeKernel = "moegemv_cluster_probe";
+std::string cluster_probe_source(const std::string& arch);
+
 /// The streaming-read kernel the benchmark measures its ceiling with.
 inline constexpr const char* kStreamReadKernel = "moegemv_stream_read";
 std::string stream_read_source(const std::string& arch);

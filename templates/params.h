@@ -89,6 +89,13 @@ struct HotReadParams {
   unsigned int* sink;
 };
 
+// The cluster-staging probe (templates/cluster_probe.cuh): every CTA stages `groups` 16-byte
+// groups of src twice and writes both to out (2 x groups per CTA).
+struct ClusterProbeParams {
+  const void* src;
+  void* out;
+  unsigned int groups;
+};
 
 // One 256-element step of one warp in the shared-memory ring (templates/ring.cuh): 32 lanes x
 // (2 rows x 2 x 16 bytes of weights + 2 rows x 2 x 4 bytes of scales).

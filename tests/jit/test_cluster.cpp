@@ -81,3 +81,11 @@ TEST_CASE("dc_cluster's M = 1 kernel compiles without spills on the streaming do
   }
   CHECK(compiled >= 12);
 }
+
+TEST_CASE("the cluster-staging probe compiles, its three kernels named", "[nvrtc]") {
+  const auto out = jit::compile(jit::cluster_probe_source("sm_90"), "cluster_probe", "sm_90",
+                                jit::compile_options("sm_90"));
+  CHECK(spill_bytes(out.log) == 0);
+  for (const char* c : {"_2", "_4", "_8"})
+    CHECK(kernel_spill_bytes(out.log, std::string(jit::kClusterProbeKernel) + c) == 0);
+}
