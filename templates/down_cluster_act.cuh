@@ -55,4 +55,13 @@ __device__ __forceinline__ void stage_cluster_row(int tid, int threads, int len,
   cluster::wait_acquire(bar, 0);
 }
 
+// A row of len elements staged by threads [0, threads): over the cluster as above (C > 1), or by
+// this CTA alone (C = 1: stage_groups_by; kStage and bar unused).
+template <int C, bool kStage, class Src, class Post>
+__device__ __forceinline__ void stage_row_over(int tid, int threads, int len, Src src,
+                                               ptx::U32x4* dst, unsigned int bar, Post post) {
+  if constexpr (C > 1) stage_cluster_row<C, kStage>(tid, threads, len, src, dst, bar, post);
+  else stage_groups_by(tid, threads, len / 8, src, dst, post);
+}
+
 }  // namespace moegemv

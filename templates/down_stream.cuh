@@ -53,30 +53,21 @@ __device__ __forceinline__ constexpr bool down_warp_stage() {
 }
 
 // Threads [0, threads) of segment seg's warps stage its act row (or sact) for token tok
-// (MOEGEMV_DC_SAFTER: x 2^kSafterActShift, slot_after.cuh).
-template <int I, int SI, int K>
+// (MOEGEMV_DC_SAFTER: x 2^kSafterActShift, slot_after.cuh). C > 1 (dc_cluster, M = 1): the row
+// shared over the cluster, completing on this CTA's barrier `bar` (down_cluster_act.cuh; kStage
+// false: diagnostic knock 512, no bytes).
+template <int I, int SI, int K, int C = 1, bool kStage = true>
 __device__ __forceinline__ void stage_down_act_row(const DownParams& p, int tok, int seg, int tid,
-                                                   int threads, ptx::U32x4* bs, int len) {
+                                                   int threads, ptx::U32x4* bs, int len,
+                                                   unsigned int bar = 0) {
   const unsigned short* row = seg < K ? p.act + (static_cast<long long>(tok) * K + seg) * I
                                       : p.sact + static_cast<long long>(tok) * SI;
   auto src = [&](int gi) { return row + 8 * gi; };
+  ptx::U32x4* dst = bs + seg * (I / 8);
   if constexpr (MOEGEMV_DC_SAFTER != 0)
-    stage_groups_by(tid, threads, len / 8, src, bs + seg * (I / 8), SafterScaleAct{});
+    stage_row_over<C, kStage>(tid, threads, len, src, dst, bar, SafterScaleAct{});
   else
-    stage_groups_by(tid, threads, len / 8, src, bs + seg * (I / 8));
-}
-
-// The same for token 0 at M = 1, the row shared over a cluster of C CTAs (down_cluster_act.cuh).
-template <int I, int SI, int K, int C, bool kStage>
-__device__ __forceinline__ void stage_down_act_row_cluster(const DownParams& p, int seg, int tid,
-                                                           int threads, ptx::U32x4* bs, int len,
-                                                           unsigned int bar) {
-  const unsigned short* row = seg < K ? p.act + static_cast<long long>(seg) * I : p.sact;
-  auto src = [&](int gi) { return row + 8 * gi; };
-  if constexpr (MOEGEMV_DC_SAFTER != 0)
-    stage_cluster_row<C, kStage>(tid, threads, len, src, bs + seg * (I / 8), bar, SafterScaleAct{});
-  else
-    stage_cluster_row<C, kStage>(tid, threads, len, src, bs + seg * (I / 8), bar, KeepGroup{});
+    stage_row_over<C, kStage>(tid, threads, len, src, dst, bar, KeepGroup{});
 }
 
 // The token's routing (ids, tw: written before gate_up started, SPEC 5) and alpha2 (a weight),
@@ -307,8 +298,8 @@ __device__ __forceinline__ void down_stream(const DownParams& p) {
       ++tok;
       constexpr bool kStage = !(MOEGEMV_KNOCK & 512);  // (512: diagnostic, kernel_config.h)
       if constexpr (C > 1) {  // M = 1: the row shared over the cluster, once
-        stage_down_act_row_cluster<I, SI, K, C, kStage>(p, seg, (warp % CH) * 32 + lane, CH * 32,
-                                                         bs, len, act_bars.bar(seg));
+        stage_down_act_row<I, SI, K, C, kStage>(p, 0, seg, (warp % CH) * 32 + lane, CH * 32, bs,
+                                                 len, act_bars.bar(seg));  // token 0
       } else if constexpr (kWarpStage && CH == 1) {
         if constexpr (kStage) stage_down_act_row<I, SI, K>(p, tok, seg, lane, 32, bs, len);
         __syncwarp();
