@@ -41,15 +41,16 @@ __device__ __forceinline__ void stage_cluster_row(int tid, int threads, int len,
   static_assert(C >= 2 && C <= 8, "2..8 CTAs per cluster");
   if constexpr (kStage) {
     const int rank = static_cast<int>(cluster::rank()), mine = (len / 8 - rank + C - 1) / C;
-    // A share is len / 8 / C groups (16 for a 512-long row at C = 4): 2 loads per thread at once.
-    stage_groups_put<2>(tid, threads, mine, [&](int i) { return src(rank + C * i); },
-                     [&](int i, ptx::U32x4 v) {
-                       const ptx::U32x4 w = post(v);
-                       const unsigned int local = ptx::shared_addr(dst + rank + C * i);
+    auto share = [&](int i) { return src(rank + C * i); };  // this rank's i-th group
+    auto put = [&](int i, ptx::U32x4 v) {                    // into every CTA of the cluster
+      const ptx::U32x4 w = post(v);
+      const unsigned int local = ptx::shared_addr(dst + rank + C * i);
 #pragma unroll
-                       for (int c = 0; c < C; ++c)
-                         cluster::store_async_v4(cluster::map(local, c), w, cluster::map(bar, c));
-                     });
+      for (int c = 0; c < C; ++c)
+        cluster::store_async_v4(cluster::map(local, c), w, cluster::map(bar, c));
+    };
+    // A share is len / 8 / C groups (16 for a 512-long row at C = 4): 2 loads per thread at once.
+    stage_groups_put<2>(tid, threads, mine, share, put);
   }
   if (tid == 0) ptx::mbar_arrive_expect_tx(bar, kStage ? static_cast<unsigned int>(len) * 2 : 0u);
   cluster::wait_acquire(bar, 0);
