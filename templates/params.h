@@ -296,7 +296,8 @@ MOEGEMV_HD constexpr int down_stream_barrier_bytes(int slots, int act_bars = 0) 
 }
 MOEGEMV_HD constexpr int down_stream_smem_bytes(int i, int si, int k, KernelConfig c) {
   const int segs = down_stream_segments(si, k);
-  return down_stream_barrier_bytes(segs * c.pipe, c.cluster > 1 ? segs : 0) + segs * c.pipe * down_stream_slot_bytes(i, si) +
+  return down_stream_barrier_bytes(segs * c.pipe, c.cluster > 1 ? segs : 0) +
+         segs * c.pipe * down_stream_slot_bytes(i, si) +
          (k * i + si) * 2 + 2 * down_stream_warps(si, k, c.chunks) * 8 * 4 + down_stream_token_bytes(k) +
          down_stream_scale_scratch_bytes(i, si, k, c.chunks, c.sahead) +
          (c.safter ? down_safter_zero_bytes(i, si, c.chunks) : 0);

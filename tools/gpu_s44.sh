@@ -1,7 +1,12 @@
 #!/usr/bin/env bash
 # Session 44's device plan (build: main, `make gpubin`; carry [".gpubin"]). The card is printed
 # first: compare numbers only within a call; everything under $OUT is packed into out.tgz.
-#   H, A  as gpu_s43.sh's (`bench --hot`; the act staging knocked out, dc_knock=512).
+#   H  `bench --hot`: many CTAs staging the same activation lines against each its own copy, and
+#      one read shared by a cluster's CTAs (Qwen3-Next's M = 1 shapes; ~15 s).
+#   A  the down's act staging knocked out (`dc_knock=512`, wrong results) against the default,
+#      mirrored n X X2 n2, at M = 1 on Qwen3-Next and Qwen3.5-35B: what reading gate_up's output
+#      after the PDL wait costs the pair. (H and A were session 43's gpu_s43.sh, never run; this
+#      script replaced it.)
 #   C  dc_cluster (new, session 44; templates/down_cluster_act.cuh): first its staging alone (the
 #      [gpu] test of templates/cluster_probe.cuh), then its numbers, `moegemv
 #      check` with dc_cluster=4 and =2 on the four presets' shapes at M = 1, 3, 16 (the M = 1
